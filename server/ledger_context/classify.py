@@ -1,0 +1,86 @@
+"""Data classes: what each source declares, the strictest one, the ceiling (spec §7).
+
+Classes, least to most strict: ``public`` < ``internal`` < ``confidential`` <
+``restricted``. A value outside that list ranks above ``restricted`` and reads
+``unknown`` (fail closed). A source that declares nothing reads ``None``.
+
+The readout names sources only — paths and class names, never text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import InvalidArgumentError
+from .fields import is_missing
+
+CLASSES: tuple[str, ...] = ("public", "internal", "confidential", "restricted")
+"""The known data classes, least strict first (spec §7)."""
+
+UNKNOWN = "unknown"
+"""The class read from a value outside :data:`CLASSES`; stricter than any known class."""
+
+RANK: dict[str, int] = {name: rank for rank, name in enumerate((*CLASSES, UNKNOWN))}
+
+
+def declared_class(value: Any) -> str | None:
+    """The data class a frontmatter ``data_class`` value declares (spec §7).
+
+    Returns a name from :data:`CLASSES`, :data:`UNKNOWN` for any other value (a list or
+    mapping included), or ``None`` when the field is missing or a null form.
+    """
+    if value is None or is_missing(value):
+        return None
+    if isinstance(value, str):
+        name = value.strip().casefold()
+        if name in CLASSES:
+            return name
+    return UNKNOWN
+
+
+def parse_ceiling(value: str | None) -> str | None:
+    """Validate a ``--max-data-class`` value; returns its canonical name or ``None``.
+
+    Case and surrounding spaces are ignored. Raises :class:`InvalidArgumentError`
+    naming the allowed values.
+    """
+    if value is None or value.strip() == "":
+        return None
+    name = value.strip().casefold()
+    if name not in CLASSES:
+        raise InvalidArgumentError(
+            f"invalid data-class ceiling {value!r}; allowed values: {', '.join(CLASSES)}"
+        )
+    return name
+
+
+def is_withheld(data_class: str | None, ceiling: str | None) -> bool:
+    """True if a source of ``data_class`` is kept out under ``ceiling`` (spec §7).
+
+    Undeclared sources pass; an unknown class never passes a ceiling.
+    """
+    if ceiling is None or data_class is None:
+        return False
+    return RANK[data_class] > RANK[ceiling]
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A source that reached the pack: its path and the class it declared (or ``None``)."""
+
+    path: str
+    data_class: str | None
+
+
+def effective_class(sources: Iterable[Source]) -> str | None:
+    """The strictest class declared among ``sources``, ``None`` if none declared one.
+
+    This is the fold over exactly the list the readout shows (spec §7, ADR-151).
+    """
+    strictest: str | None = None
+    for source in sources:
+        if source.data_class is not None and (strictest is None or RANK[source.data_class] > RANK[strictest]):
+            strictest = source.data_class
+    return strictest

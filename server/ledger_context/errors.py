@@ -1,0 +1,35 @@
+"""The exceptions ledger-context raises, one small hierarchy.
+
+    LedgerContextError            base class; ``exit_code`` for the CLI
+    ├── SpaceNotFoundError        no directory holding ``.ledger`` (spec §1)
+    └── InvalidArgumentError      a bad ``detail``, cap or data-class ceiling
+
+A broken *document* is never an exception: it is a :class:`~ledger_context.problems.Problem`
+in the build's report and the rest of the pack is still built (spec §2).
+"""
+
+from __future__ import annotations
+
+
+class LedgerContextError(Exception):
+    """Base class of every error ledger-context raises on purpose.
+
+    ``exit_code`` is what the command line exits with when this error ends a command.
+    """
+
+    exit_code = 2
+
+
+class SpaceNotFoundError(LedgerContextError):
+    """No space (a directory holding a ``.ledger`` directory) was found (spec §1).
+
+    The message says where the search started and how to point the tool at a ledger.
+    """
+
+    exit_code = 3
+
+
+class InvalidArgumentError(LedgerContextError, ValueError):
+    """An argument outside its allowed values; the message names the allowed values."""
+
+    exit_code = 2

@@ -1,0 +1,263 @@
+"""The breakdown of a pack, as data that closes (spec §8, ADR-151).
+
+:func:`explain` reads a :class:`~ledger_context.context.ContextBuild` — the same object
+the pack came from — and measures nothing again. Every line closes: the kept bytes of
+the blocks and of the groups sum to the pack's bytes, ``tokens == ceil(bytes / 4)``,
+``bytes + bytes_left == cap_bytes`` and ``tokens + tokens_left == cap_tokens``.
+
+An explanation holds no document text: paths, slugs, statuses, ``updated_at`` and data
+class names only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from .budget import BYTES_PER_TOKEN, Outcome
+from .context import ContextBuild
+from .frontmatter import LIBYAML
+from .ledger import KINDS
+from .pack import GROUPS
+from .problems import SEVERITIES, Severity
+
+Detail = Literal["brief", "full"]
+DETAILS: tuple[str, ...] = ("brief", "full")
+
+
+class Rule(BaseModel):
+    """ADR-0028's rule and the cap in force."""
+
+    bytes_per_token: int = Field(description="UTF-8 bytes per token (ADR-0028)")
+    tokens_formula: str = Field(description="How tokens are counted")
+    cap_tokens: int = Field(description="The cap, in tokens")
+    cap_bytes: int = Field(description="The cap, in bytes: bytes_per_token × cap_tokens")
+
+
+class PackTotals(BaseModel):
+    """The pack as returned by get_context."""
+
+    bytes: int = Field(description="Size of the pack in UTF-8 bytes")
+    tokens: int = Field(description="ceil(bytes / 4)")
+    bytes_left: int = Field(description="cap_bytes - bytes")
+    tokens_left: int = Field(description="cap_tokens - tokens")
+    truncated: bool = Field(description="True if the pack was cut (groups 1-3 alone exceed the cap)")
+    truncated_bytes: int = Field(description="Bytes removed by the cut, 0 if not truncated")
+    dropped_blocks: int = Field(description="Candidate blocks with outcome 'dropped'")
+    sha256: str = Field(description="SHA-256 of the pack's UTF-8 bytes, hex")
+
+
+class Metrics(BaseModel):
+    """Figures worth a glance (ratios are plain fractions, not percentages)."""
+
+    utilisation: float = Field(description="Pack bytes / cap bytes")
+    dropped_block_rate: float = Field(description="Dropped blocks / candidate blocks (0 if none)")
+    bytes_read: int = Field(description="Bytes of the ledger's files read")
+    read_to_pack_ratio: float | None = Field(description="bytes_read / pack bytes (null for an empty pack)")
+
+
+class GroupLine(BaseModel):
+    """One of the six groups: its candidate blocks and the bytes they cost and kept."""
+
+    group: int
+    name: str
+    candidates: int
+    kept: int
+    truncated: int
+    dropped: int
+    bytes: int = Field(description="Bytes of all candidate blocks, separators included")
+    kept_bytes: int = Field(description="Bytes of this group in the pack")
+
+
+class KindCount(BaseModel):
+    """Documents of one kind: read = skipped + withheld + selected + not_selected."""
+
+    kind: str
+    read: int
+    skipped: int = Field(description="Not valid, reported as problems")
+    withheld: int = Field(description="Kept out by the data-class ceiling")
+    selected: int = Field(description="Became candidate blocks")
+    not_selected: int = Field(description="Valid, but not selected by status or recency")
+
+
+class BlockLine(BaseModel):
+    """One candidate block and what the budget did with it."""
+
+    group: int
+    kind: str
+    path: str
+    slug: str
+    status: str | None = Field(description="Status, stripped and case-folded")
+    updated_at: str | None = Field(description="updated_at normalised to UTC, or null if undated")
+    data_class: str | None = Field(description="Declared data class, 'unknown', or null if none")
+    bytes: int = Field(description="Rendered bytes, separator included")
+    kept_bytes: int
+    outcome: Outcome
+    reason: str
+
+
+class SourceLine(BaseModel):
+    """A source that reached the pack, by path, with its declared class (null: none)."""
+
+    path: str
+    data_class: str | None
+
+
+class WithheldLine(BaseModel):
+    """A source the ceiling kept out of the pack."""
+
+    path: str
+    kind: str
+    data_class: str
+
+
+class Classification(BaseModel):
+    """What class of data the pack carries (spec §7); names only, never text."""
+
+    sources: list[SourceLine] = Field(description="Every source with at least one byte in the pack")
+    effective_class: str | None = Field(description="Strictest class over `sources`, null if none declared")
+    ceiling: str | None = Field(description="The --max-data-class ceiling, null if unset")
+    withheld_count: int
+    withheld_by_kind: dict[str, int]
+    withheld: list[WithheldLine] = Field(description="Every withheld source (detail=full only)")
+
+
+class ProblemLine(BaseModel):
+    """A problem found while reading the ledger."""
+
+    path: str
+    severity: Severity
+    line: int | None
+    column: int | None
+    message: str
+
+
+class Explanation(BaseModel):
+    """The breakdown of one pack (spec §8)."""
+
+    space: str = Field(description="The space (directory holding .ledger) the pack was built from")
+    detail: Detail
+    yaml_loader: Literal["libyaml", "python"]
+    rule: Rule
+    pack: PackTotals
+    metrics: Metrics
+    groups: list[GroupLine]
+    kinds: list[KindCount]
+    blocks: list[BlockLine] = Field(description="full: every candidate block; brief: those not kept")
+    classification: Classification
+    problem_counts: dict[str, int]
+    problems: list[ProblemLine] = Field(description="Every problem (detail=full only)")
+
+
+def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
+    """The breakdown of ``build``'s pack (spec §8), at ``detail`` ``brief`` or ``full``."""
+    budgeted = build.budgeted
+    full = detail == "full"
+    cap_bytes = budgeted.cap_bytes
+
+    groups: list[GroupLine] = []
+    for number, name, _ in GROUPS:
+        lines = [b for b in budgeted.blocks if b.block.group == number]
+        groups.append(
+            GroupLine(
+                group=number,
+                name=name,
+                candidates=len(lines),
+                kept=sum(1 for b in lines if b.outcome == "kept"),
+                truncated=sum(1 for b in lines if b.outcome == "truncated"),
+                dropped=sum(1 for b in lines if b.outcome == "dropped"),
+                bytes=sum(b.bytes for b in lines),
+                kept_bytes=sum(b.kept_bytes for b in lines),
+            )
+        )
+
+    ledger = build.ledger
+    withheld_by_kind = Counter(d.kind for d in build.selection.withheld)
+    selected = Counter(b.block.document.kind for b in budgeted.blocks)
+    kinds = [
+        KindCount(
+            kind=kind,
+            read=ledger.read[kind],
+            skipped=ledger.skipped[kind],
+            withheld=withheld_by_kind[kind],
+            selected=selected[kind],
+            not_selected=ledger.read[kind] - ledger.skipped[kind] - withheld_by_kind[kind] - selected[kind],
+        )
+        for kind in KINDS
+    ]
+
+    blocks = [
+        BlockLine(
+            group=b.block.group,
+            kind=b.block.document.kind,
+            path=b.block.document.path,
+            slug=b.block.document.slug,
+            status=b.block.document.status,
+            updated_at=b.block.document.updated.iso if b.block.document.updated else None,
+            data_class=b.block.document.data_class,
+            bytes=b.bytes,
+            kept_bytes=b.kept_bytes,
+            outcome=b.outcome,
+            reason=b.reason,
+        )
+        for b in budgeted.blocks
+        if full or b.outcome != "kept"
+    ]
+
+    sources = build.sources()
+    classification = Classification(
+        sources=[SourceLine(path=s.path, data_class=s.data_class) for s in sources],
+        effective_class=build.effective_class(),
+        ceiling=build.ceiling,
+        withheld_count=len(build.selection.withheld),
+        withheld_by_kind={kind: withheld_by_kind[kind] for kind in KINDS if withheld_by_kind[kind]},
+        withheld=[
+            WithheldLine(path=d.path, kind=d.kind, data_class=d.data_class or "")
+            for d in build.selection.withheld
+        ]
+        if full
+        else [],
+    )
+
+    severity_counts = Counter(p.severity for p in ledger.problems)
+    candidates = len(budgeted.blocks)
+    return Explanation(
+        space=str(ledger.space),
+        detail=detail,
+        yaml_loader="libyaml" if LIBYAML else "python",
+        rule=Rule(
+            bytes_per_token=BYTES_PER_TOKEN,
+            tokens_formula="ceil(bytes / 4), taken once over the whole pack",
+            cap_tokens=budgeted.cap_tokens,
+            cap_bytes=cap_bytes,
+        ),
+        pack=PackTotals(
+            bytes=budgeted.pack_bytes,
+            tokens=budgeted.tokens,
+            bytes_left=cap_bytes - budgeted.pack_bytes,
+            tokens_left=budgeted.cap_tokens - budgeted.tokens,
+            truncated=budgeted.truncated,
+            truncated_bytes=budgeted.cut_bytes,
+            dropped_blocks=budgeted.dropped,
+            sha256=budgeted.sha256,
+        ),
+        metrics=Metrics(
+            utilisation=budgeted.pack_bytes / cap_bytes,
+            dropped_block_rate=budgeted.dropped / candidates if candidates else 0.0,
+            bytes_read=ledger.bytes_read,
+            read_to_pack_ratio=ledger.bytes_read / budgeted.pack_bytes if budgeted.pack_bytes else None,
+        ),
+        groups=groups,
+        kinds=kinds,
+        blocks=blocks,
+        classification=classification,
+        problem_counts={severity: severity_counts[severity] for severity in SEVERITIES},
+        problems=[
+            ProblemLine(path=p.path, severity=p.severity, line=p.line, column=p.column, message=p.message)
+            for p in ledger.problems
+        ]
+        if full
+        else [],
+    )

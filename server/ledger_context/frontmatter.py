@@ -1,0 +1,195 @@
+"""Decoding a file and splitting and loading its YAML frontmatter (spec §2).
+
+The frontmatter text is kept verbatim and never re-serialised; it is loaded without
+implicit typing (PyYAML's ``CBaseLoader``), so every scalar stays a string and no date,
+boolean or number conversion can lose or change a value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+try:
+    from yaml import CBaseLoader as _BaseLoader
+
+    LIBYAML = True
+    """True when PyYAML's C loader (libyaml) is in use; ``check`` warns when it is not."""
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import BaseLoader as _BaseLoader  # type: ignore[assignment]
+
+    LIBYAML = False
+
+MAX_NESTING = 64
+"""Frontmatter nested deeper than this is refused, the same in every process (spec §2)."""
+
+_LEADING_BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")
+_BOUNDARY_LINE = re.compile(r"-{3,}[ \t]*$", re.MULTILINE)
+_QUOTED = re.compile(r"\s*(?:'[^']*'|\"[^\"]*\"|`[^`]*`)")
+
+
+class DecodeError(ValueError):
+    """Bytes that are not valid UTF-8; ``offset`` is the first bad byte (0-based)."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(f"not valid UTF-8 at byte offset {offset}")
+        self.offset = offset
+
+
+def decode_text(data: bytes) -> str:
+    """Decode ``data`` as strict UTF-8, drop one leading BOM, make every line end ``\\n``.
+
+    Raises :class:`DecodeError` with the byte offset of the first invalid byte (spec §2).
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(exc.start) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """A text split at its frontmatter (spec §2).
+
+    ``frontmatter`` is the text strictly between the two boundary lines (``None`` when the
+    text has no frontmatter, or an unclosed one: see ``unclosed``); ``first_line`` is the
+    1-based line number of its first line in the file; ``body`` is what follows the
+    closing boundary line.
+    """
+
+    frontmatter: str | None
+    body: str
+    first_line: int = 0
+    unclosed: bool = False
+
+
+def split_frontmatter(text: str) -> Split:
+    """Split ``text`` (already decoded) at its frontmatter fences (spec §2).
+
+    Leading lines of only spaces and tabs are ignored; the text must then start with a
+    boundary line (three or more ``-``, then only spaces or tabs) and the frontmatter
+    ends at the next boundary line.
+    """
+    start = _LEADING_BLANK_LINES.match(text).end()  # type: ignore[union-attr]
+    opening = _BOUNDARY_LINE.match(text, start)
+    if opening is None:
+        return Split(None, text)
+    content = opening.end() + 1
+    if content > len(text):
+        return Split(None, text, unclosed=True)
+    closing = _BOUNDARY_LINE.search(text, content)
+    # re.MULTILINE's ``$`` alone does not anchor the start: require a line start.
+    while closing is not None and closing.start() != 0 and text[closing.start() - 1] != "\n":
+        closing = _BOUNDARY_LINE.search(text, closing.end())
+    if closing is None:
+        return Split(None, text, unclosed=True)
+    frontmatter = text[content : closing.start()]
+    if frontmatter:
+        frontmatter = frontmatter[:-1]
+    first_line = text.count("\n", 0, content) + 1
+    return Split(frontmatter, text[closing.end() + 1 :], first_line)
+
+
+class FrontmatterError(ValueError):
+    """Frontmatter that cannot be loaded as a YAML mapping.
+
+    ``line`` and ``column`` are 1-based and relative to the frontmatter text, or ``None``;
+    the message never quotes the document.
+    """
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateKey:
+    """A mapping key given twice; the last value is kept (spec §2). Positions are 1-based."""
+
+    line: int
+    column: int
+
+
+class _Loader(_BaseLoader):
+    """``CBaseLoader`` that records duplicate keys and bounds nesting."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[DuplicateKey] = []
+        self.depth = 0
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise FrontmatterError(
+                    f"frontmatter is nested more than {MAX_NESTING} levels deep",
+                    node.start_mark.line + 1,
+                    node.start_mark.column + 1,
+                )
+            return super().construct_object(node, deep)
+        finally:
+            self.depth -= 1
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        mapping: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, Hashable):
+                raise FrontmatterError(
+                    "a mapping key is a list or mapping; keys must be plain strings",
+                    key_node.start_mark.line + 1,
+                    key_node.start_mark.column + 1,
+                )
+            if key in mapping:
+                mark = key_node.start_mark
+                self.duplicates.append(DuplicateKey(mark.line + 1, mark.column + 1))
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+def _describe(exc: yaml.YAMLError) -> str:
+    """PyYAML's problem text without anything it quotes from the document."""
+    problem = getattr(exc, "problem", None) or type(exc).__name__
+    return _QUOTED.sub("", str(problem)).strip()
+
+
+def load_mapping(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateKey]]:
+    """Load frontmatter text as a YAML mapping without implicit typing (spec §2).
+
+    Returns the mapping (scalars are ``str``; an empty or comment-only frontmatter is
+    ``{}``) and the duplicate keys met. Raises :class:`FrontmatterError` when the YAML
+    does not parse, is not a mapping, or nests deeper than :data:`MAX_NESTING`.
+    """
+    loader = _Loader(frontmatter)
+    try:
+        data = loader.get_single_data()
+    except FrontmatterError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        column = mark.column + 1 if mark is not None else None
+        raise FrontmatterError(f"YAML does not parse: {_describe(exc)}", line, column) from None
+    except yaml.YAMLError as exc:
+        raise FrontmatterError(f"YAML does not parse: {_describe(exc)}") from None
+    except RecursionError:
+        raise FrontmatterError("frontmatter is nested too deeply") from None
+    finally:
+        loader.dispose()
+    if data is None:
+        return {}, loader.duplicates
+    if not isinstance(data, dict):
+        shape = "a list" if isinstance(data, list) else "a single value"
+        raise FrontmatterError(f"frontmatter is {shape}, not a mapping of keys to values", 1, 1)
+    return data, loader.duplicates

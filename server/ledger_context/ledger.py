@@ -1,0 +1,341 @@
+"""Reading a ledger: every document decoded, its frontmatter loaded, its fields read.
+
+This is spec §1–3 end to end: :func:`read_ledger` walks the ledger
+(:mod:`~ledger_context.walk`), reads each file once, and returns the valid documents
+plus every problem met. A broken document is skipped and reported; the rest is read.
+
+A :class:`DocumentCache` lets a long-running server skip files that did not change:
+an entry is reused only while the file's identity (device, inode, size, mtime and
+ctime in ns) is unchanged, and a file modified within the last second is never cached,
+because two writes inside one file-system clock tick can leave the same identity.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .classify import UNKNOWN, declared_class
+from .fields import Timestamp, parse_updated_at, slug_of, status_of, title_of
+from .frontmatter import (
+    DecodeError,
+    FrontmatterError,
+    decode_text,
+    load_mapping,
+    split_frontmatter,
+)
+from .markdown import first_h1, metrics_list
+from .problems import Problem, problem_sort_key
+from .walk import MAX_FILE_BYTES, FileIdentity, SourceFile, walk_ledger
+
+KINDS: tuple[str, ...] = ("agents", "harness", "eval", "finding", "decision", "experiment")
+"""Document kinds in group order (spec §4)."""
+
+DATED_STATUS: dict[str, str | None] = {
+    "finding": "current",
+    "decision": "accepted",
+    "experiment": None,
+}
+"""Kinds whose order uses ``updated_at``, and the status that selects them (None: any)."""
+
+_RACY_NS = 1_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A document the reader accepted (spec §2–3).
+
+    ``frontmatter`` is the verbatim frontmatter text (``None`` for an ``agents.md``
+    without a valid one); ``text`` is the whole decoded text (``agents.md`` only);
+    ``status`` is stripped and case-folded; ``title`` is empty for experiments, whose
+    blocks have no title line; ``metrics`` holds an eval's metrics list lines; ``size``
+    is the file's size in bytes.
+    """
+
+    kind: str
+    path: str
+    size: int
+    frontmatter: str | None
+    status: str | None
+    updated: Timestamp | None
+    slug: str
+    title: str
+    data_class: str | None
+    metrics: tuple[str, ...] = ()
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What reading one file gave: the document (``None`` if skipped) and its problems."""
+
+    document: Document | None
+    problems: tuple[Problem, ...]
+    size: int
+
+
+@dataclass(slots=True)
+class Ledger:
+    """A ledger as read: valid documents in path order, problems, and counts per kind.
+
+    ``read`` counts the files of each kind that were read, ``skipped`` those of them
+    that were not valid; ``bytes_read`` is the total size of the files read, in bytes.
+    """
+
+    space: Path
+    documents: list[Document]
+    problems: list[Problem]
+    read: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+    bytes_read: int = 0
+
+
+class _NotRegularFile(OSError):
+    pass
+
+
+def _read_bytes(fs_path: str) -> bytes:
+    """Read a regular file of at most :data:`MAX_FILE_BYTES` bytes without blocking on FIFOs."""
+    fd = os.open(fs_path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotRegularFile("not a regular file")
+        chunks = []
+        total = 0
+        while True:
+            chunk = os.read(fd, max(info.st_size + 1, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:
+                raise OverflowError(total)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _read_fields(
+    kind: str, path: str, mapping: dict[Any, Any], body: str, problems: list[Problem]
+) -> tuple[str | None, Timestamp | None, str, str, str | None]:
+    status_value = mapping.get("status")
+    if isinstance(status_value, (list, dict)):
+        problems.append(
+            Problem(path, "warning", "status is a list or mapping, so it never matches; use one word")
+        )
+    status = status_of(status_value)
+    updated = parse_updated_at(mapping.get("updated_at"))
+    if updated is None and kind in DATED_STATUS:
+        wanted = DATED_STATUS[kind]
+        if wanted is None or status == wanted:
+            problems.append(
+                Problem(
+                    path,
+                    "warning",
+                    "undated: updated_at is missing or not an ISO 8601 date or timestamp "
+                    "(e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document",
+                )
+            )
+    file_name = path.rsplit("/", 1)[-1]
+    slug = slug_of(mapping.get("slug"), file_name)
+    title = "" if kind == "experiment" else title_of(mapping.get("title"), first_h1(body), slug)
+    data_class = declared_class(mapping.get("data_class"))
+    if data_class == UNKNOWN:
+        problems.append(
+            Problem(
+                path,
+                "warning",
+                "data_class is not one of public, internal, confidential, restricted; "
+                "treated as stricter than restricted (withheld under any ceiling)",
+            )
+        )
+    return status, updated, slug, title, data_class
+
+
+def read_file(source: SourceFile) -> FileResult:
+    """Read, decode and parse one file (spec §2–3); never raises for a broken file."""
+    path = source.path
+    try:
+        data = _read_bytes(source.fs_path)
+    except FileNotFoundError:
+        return FileResult(None, (Problem(path, "error", "file disappeared while reading; skipped"),), 0)
+    except _NotRegularFile:
+        return FileResult(None, (Problem(path, "error", "not a regular file; skipped"),), 0)
+    except OverflowError:
+        message = f"file grew over the {MAX_FILE_BYTES}-byte limit while reading; skipped"
+        return FileResult(None, (Problem(path, "error", message),), 0)
+    except OSError as exc:
+        message = f"cannot read ({exc.strerror or exc}); skipped (check permissions)"
+        return FileResult(None, (Problem(path, "error", message),), 0)
+    size = len(data)
+    try:
+        text = decode_text(data)
+    except DecodeError as exc:
+        message = f"not valid UTF-8 (first bad byte at offset {exc.offset}); skipped (save as UTF-8)"
+        return FileResult(None, (Problem(path, "error", message),), size)
+
+    problems: list[Problem] = []
+    split = split_frontmatter(text)
+    mapping: dict[Any, Any] | None = None
+    fault: Problem | None = None
+    if split.frontmatter is None:
+        reason = (
+            "frontmatter is not closed: add a closing --- line"
+            if split.unclosed
+            else "no YAML frontmatter: the file must start with a --- line"
+        )
+        fault = Problem(path, "error", reason, 1 if split.unclosed else None)
+    else:
+        try:
+            mapping, duplicates = load_mapping(split.frontmatter)
+        except FrontmatterError as exc:
+            line = split.first_line + exc.line - 1 if exc.line is not None else None
+            fault = Problem(path, "error", str(exc), line, exc.column)
+        else:
+            for duplicate in duplicates:
+                problems.append(
+                    Problem(
+                        path,
+                        "warning",
+                        "key given twice; the last value is kept",
+                        split.first_line + duplicate.line - 1,
+                        duplicate.column,
+                    )
+                )
+
+    if source.kind == "agents":
+        # agents.md needs no frontmatter; a broken one still leaves the text included.
+        data_class = None
+        if mapping is not None:
+            data_class = declared_class(mapping.get("data_class"))
+        elif fault is not None and split.frontmatter is not None:
+            problems.append(
+                Problem(
+                    path,
+                    "warning",
+                    f"{fault.message}; included as text, declares no data class",
+                    fault.line,
+                    fault.column,
+                )
+            )
+        elif fault is not None and split.unclosed:
+            problems.append(
+                Problem(
+                    path,
+                    "warning",
+                    "frontmatter is not closed; included as text, declares no data class",
+                    1,
+                )
+            )
+        if data_class == UNKNOWN:
+            problems.append(
+                Problem(
+                    path,
+                    "warning",
+                    "data_class is not one of public, internal, confidential, "
+                    "restricted; treated as stricter than restricted (withheld under any ceiling)",
+                )
+            )
+        document = Document("agents", path, size, None, None, None, "agents", "", data_class, (), text)
+        return FileResult(document, tuple(problems), size)
+
+    if fault is not None or mapping is None or split.frontmatter is None:
+        assert fault is not None
+        skipped = Problem(fault.path, "error", f"{fault.message}; skipped", fault.line, fault.column)
+        return FileResult(None, (*problems, skipped), size)
+
+    status, updated, slug, title, data_class = _read_fields(source.kind, path, mapping, split.body, problems)
+    metrics = tuple(metrics_list(split.body)) if source.kind == "eval" else ()
+    document = Document(
+        source.kind,
+        path,
+        size,
+        split.frontmatter,
+        status,
+        updated,
+        slug,
+        title,
+        data_class,
+        metrics,
+    )
+    return FileResult(document, tuple(problems), size)
+
+
+class DocumentCache:
+    """Parsed files of one space, reused while each file's identity is unchanged.
+
+    Not thread-safe: one builder owns it. Entries for files that vanished are dropped
+    on the next read.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[FileIdentity, str, FileResult]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, source: SourceFile) -> FileResult | None:
+        """The cached result for ``source`` if its identity and location are unchanged."""
+        entry = self._entries.get(source.path)
+        if entry is None or entry[0] != source.identity or entry[1] != source.fs_path:
+            return None
+        return entry[2]
+
+    def put(self, source: SourceFile, result: FileResult, now_ns: int) -> None:
+        """Remember ``result`` unless the file changed too recently to trust its identity."""
+        if now_ns - source.identity[3] < _RACY_NS or now_ns - source.identity[4] < _RACY_NS:
+            self._entries.pop(source.path, None)
+            return
+        self._entries[source.path] = (source.identity, source.fs_path, result)
+
+    def keep_only(self, paths: set[str]) -> None:
+        """Forget every entry whose path is not in ``paths``."""
+        for path in [p for p in self._entries if p not in paths]:
+            del self._entries[path]
+
+
+def read_ledger(space: Path, cache: DocumentCache | None = None) -> Ledger:
+    """Read every document of ``space``'s ledger (spec §1–3).
+
+    ``space`` is the directory holding ``.ledger``. With a ``cache``, unchanged files
+    are not read again. Returns a :class:`Ledger`; raises nothing for broken documents.
+    """
+    walk = walk_ledger(space)
+    problems = list(walk.problems)
+    documents: list[Document] = []
+    read: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+    bytes_read = 0
+    now_ns = time.time_ns()
+    for source in walk.files:
+        result = cache.get(source) if cache is not None else None
+        if result is None:
+            result = read_file(source)
+            if cache is not None:
+                cache.put(source, result, now_ns)
+        read[source.kind] += 1
+        bytes_read += result.size
+        problems.extend(result.problems)
+        if result.document is None:
+            skipped[source.kind] += 1
+        else:
+            documents.append(result.document)
+    if cache is not None:
+        cache.keep_only({source.path for source in walk.files})
+    problems.sort(key=problem_sort_key)
+    return Ledger(space, documents, problems, read, skipped, bytes_read)
+
+
+def document_text(space: Path, path: str) -> str:
+    """The decoded text of the document at ``path`` (relative to ``space``, ``/`` separators).
+
+    Only call with a path the reader accepted. Raises ``OSError`` or
+    :class:`~ledger_context.frontmatter.DecodeError` if the file changed since.
+    """
+    return decode_text(_read_bytes(os.path.join(space, *path.split("/"))))

@@ -1,0 +1,78 @@
+"""The little Markdown the pack needs: ATX headings outside fenced code (spec §3, §5).
+
+Only two questions are asked of a body: its first level-1 heading (the title
+fallback) and its metrics list (group 3). Fences follow CommonMark: a run of three or
+more backticks or tildes, indented at most three spaces, closed by a run of the same
+character at least as long with nothing after it but spaces and tabs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
+_FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*$")
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|[0-9]+[.)]) ")
+
+
+def _heading(line: str) -> tuple[int, str] | None:
+    """``(level, text)`` if ``line`` is an ATX heading, its closing run of ``#`` removed."""
+    match = _ATX.match(line)
+    if match is None:
+        return None
+    text = _CLOSING_HASHES.sub("", match.group(2) or "").strip(" \t")
+    return len(match.group(1)), text
+
+
+def headings(lines: list[str]) -> Iterator[tuple[int, int, str]]:
+    """Yield ``(line index, level, text)`` for each ATX heading outside fenced code."""
+    fence: str | None = None
+    for index, line in enumerate(lines):
+        if fence is not None:
+            close = _FENCE_CLOSE.match(line)
+            if close is not None and close.group(1)[0] == fence[0] and len(close.group(1)) >= len(fence):
+                fence = None
+            continue
+        opening = _FENCE_OPEN.match(line)
+        if opening is not None and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence = opening.group(1)
+            continue
+        heading = _heading(line)
+        if heading is not None:
+            yield index, heading[0], heading[1]
+
+
+def first_h1(body: str) -> str | None:
+    """Text of the first level-1 ATX heading outside fenced code, or ``None`` (spec §3)."""
+    if "#" not in body:
+        return None
+    for _, level, text in headings(body.split("\n")):
+        if level == 1:
+            return text
+    return None
+
+
+def metrics_list(body: str) -> list[str]:
+    """The eval's metrics list lines, verbatim (spec §5, group 3).
+
+    The section is the first ATX heading outside fenced code whose text is ``metrics``
+    (stripped, case-folded), up to the next ATX heading of the same or a higher level;
+    its lines that start, after indentation, with ``-``, ``*``, ``+`` or digits and
+    ``.`` or ``)``, then a space, are the list. Empty when there is no such section.
+    """
+    if "#" not in body:
+        return []
+    lines = body.split("\n")
+    found = headings(lines)
+    for index, level, text in found:
+        if text.strip().casefold() == "metrics":
+            end = len(lines)
+            for next_index, next_level, _ in found:
+                if next_level <= level:
+                    end = next_index
+                    break
+            return [line for line in lines[index + 1 : end] if _LIST_ITEM.match(line)]
+    return []

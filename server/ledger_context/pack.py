@@ -1,0 +1,122 @@
+"""Selecting, ordering and rendering the six groups of the pack (spec §4–5).
+
+This module decides *which* documents become candidate blocks and what each block's
+text is. Whether a block fits is :mod:`~ledger_context.budget`'s job.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .classify import is_withheld
+from .ledger import Document
+
+GROUPS: tuple[tuple[int, str, str], ...] = (
+    (1, "agents", "agents"),
+    (2, "harnesses", "harness"),
+    (3, "evals", "eval"),
+    (4, "findings", "finding"),
+    (5, "decisions", "decision"),
+    (6, "experiments", "experiment"),
+)
+"""(group number, group name, document kind), in pack order (spec §4)."""
+
+GROUP_OF_KIND: dict[str, int] = {kind: number for number, _, kind in GROUPS}
+DROPPABLE_GROUPS = frozenset({4, 5, 6})
+"""Groups whose blocks the budget may drop (spec §6)."""
+
+EXPERIMENTS_IN_PACK = 10
+"""How many experiments group 6 takes (spec §4)."""
+
+_SELECTING_STATUS = {
+    "harness": "active",
+    "eval": "active",
+    "finding": "current",
+    "decision": "accepted",
+}
+_LABEL = {"harness": "Harness", "eval": "Eval", "finding": "Finding", "decision": "Decision"}
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A candidate block: its group (1–6), its source document, and its text.
+
+    ``text`` ends with ``\\n`` and excludes the ``\\n`` separator that joins it to the
+    block before it (spec §5).
+    """
+
+    group: int
+    document: Document
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The candidate blocks in pack order, and the sources a data-class ceiling withheld."""
+
+    blocks: list[Block]
+    withheld: list[Document]
+
+
+def by_slug(document: Document) -> tuple[str, str]:
+    """Order key of groups 2–3: slug ascending, then path (code points)."""
+    return (document.slug, document.path)
+
+
+def newest_first(document: Document) -> tuple[int, int, str, str]:
+    """Order key of groups 4–6: dated before undated, ``updated_at`` descending, slug,
+    then path (spec §4)."""
+    if document.updated is None:
+        return (1, 0, document.slug, document.path)
+    return (0, -document.updated.key, document.slug, document.path)
+
+
+def fenced(frontmatter: str) -> str:
+    """The frontmatter text between two ``---`` lines; empty text gives just the fences."""
+    return f"---\n{frontmatter}\n---\n" if frontmatter else "---\n---\n"
+
+
+def render(document: Document) -> str:
+    """The text of ``document``'s block, ending with ``\\n`` (spec §5)."""
+    kind = document.kind
+    if kind == "agents":
+        text = document.text or ""
+        return text if text.endswith("\n") else text + "\n"
+    frontmatter = fenced(document.frontmatter or "")
+    if kind == "experiment":
+        return frontmatter
+    head = f"## {_LABEL[kind]}: {document.title} ({document.path})\n"
+    if document.metrics:
+        return head + frontmatter + "Metrics:\n" + "".join(line + "\n" for line in document.metrics)
+    return head + frontmatter
+
+
+def select(documents: Iterable[Document], ceiling: str | None) -> Selection:
+    """Choose and order the candidate blocks of the six groups (spec §4, §7).
+
+    ``documents`` are the valid documents of a ledger; sources stricter than ``ceiling``
+    (or of unknown class) are withheld first, as if they did not exist.
+    """
+    withheld: list[Document] = []
+    by_kind: dict[str, list[Document]] = {kind: [] for _, _, kind in GROUPS}
+    for document in documents:
+        if is_withheld(document.data_class, ceiling):
+            withheld.append(document)
+            continue
+        kind = document.kind
+        if kind == "agents":
+            if document.text:
+                by_kind[kind].append(document)
+        elif kind == "experiment" or document.status == _SELECTING_STATUS[kind]:
+            by_kind[kind].append(document)
+
+    chosen: list[Document] = list(by_kind["agents"])
+    chosen += sorted(by_kind["harness"], key=by_slug)
+    chosen += sorted(by_kind["eval"], key=by_slug)
+    chosen += sorted(by_kind["finding"], key=newest_first)
+    chosen += sorted(by_kind["decision"], key=newest_first)
+    chosen += heapq.nsmallest(EXPERIMENTS_IN_PACK, by_kind["experiment"], key=newest_first)
+    blocks = [Block(GROUP_OF_KIND[d.kind], d, render(d)) for d in chosen]
+    return Selection(blocks, withheld)

@@ -1,0 +1,144 @@
+"""Plain-text readouts for people: the budget table and the problem list.
+
+The text is a compact summary of an :class:`~ledger_context.explain.Explanation`; the
+structured data stays the source of truth. No document text appears here either.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from .explain import Explanation
+from .problems import SEVERITIES, Problem
+
+
+def _row(cells: Iterable[object], widths: list[int]) -> str:
+    parts = [f"{cell!s:<{widths[0]}}" if i == 0 else f"{cell!s:>{widths[i]}}" for i, cell in enumerate(cells)]
+    return "  ".join(parts).rstrip()
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    """``2 errors, 1 warning, 0 info``."""
+    words = {
+        "error": ("error", "errors"),
+        "warning": ("warning", "warnings"),
+        "info": ("info", "info"),
+    }
+    return ", ".join(
+        f"{counts.get(s, 0)} {words[s][0] if counts.get(s, 0) == 1 else words[s][1]}" for s in SEVERITIES
+    )
+
+
+def budget_text(explanation: Explanation) -> str:
+    """The budget table: rule, pack totals, groups, kinds, blocks not kept, classes, problems.
+
+    ``brief`` stays short (about 2 KB on the demo ledger); ``full`` adds every block,
+    every source and withheld source, and every problem.
+    """
+    e = explanation
+    full = e.detail == "full"
+    pack = e.pack
+    lines = [
+        f"Context pack of {e.space}",
+        f"Rule: 1 token = {e.rule.bytes_per_token} UTF-8 bytes, {e.rule.tokens_formula}; "
+        f"cap {e.rule.cap_tokens} tokens = {e.rule.cap_bytes} bytes",
+        f"Pack: {pack.bytes} bytes = {pack.tokens} tokens; left {pack.bytes_left} bytes = "
+        f"{pack.tokens_left} tokens; utilisation {e.metrics.utilisation:.1%}",
+        (
+            f"Truncated: yes, {pack.truncated_bytes} bytes cut (groups 1-3 alone exceed the cap)"
+            if pack.truncated
+            else "Truncated: no"
+        )
+        + f"; dropped blocks {pack.dropped_blocks} ({e.metrics.dropped_block_rate:.0%} of candidates)",
+        f"SHA-256: {pack.sha256}",
+        "",
+    ]
+    widths = [14, 10, 4, 9, 7, 7, 10]
+    lines.append(_row(["group", "candidates", "kept", "truncated", "dropped", "bytes", "kept bytes"], widths))
+    for g in e.groups:
+        lines.append(
+            _row(
+                [
+                    f"{g.group} {g.name}",
+                    g.candidates,
+                    g.kept,
+                    g.truncated,
+                    g.dropped,
+                    g.bytes,
+                    g.kept_bytes,
+                ],
+                widths,
+            )
+        )
+    lines.append(
+        _row(
+            [
+                "total",
+                sum(g.candidates for g in e.groups),
+                sum(g.kept for g in e.groups),
+                sum(g.truncated for g in e.groups),
+                sum(g.dropped for g in e.groups),
+                sum(g.bytes for g in e.groups),
+                sum(g.kept_bytes for g in e.groups),
+            ],
+            widths,
+        )
+    )
+    lines.append("")
+    kind_widths = [12, 5, 8, 9, 9, 13]
+    lines.append(_row(["documents", "read", "skipped", "withheld", "selected", "not selected"], kind_widths))
+    for k in e.kinds:
+        lines.append(_row([k.kind, k.read, k.skipped, k.withheld, k.selected, k.not_selected], kind_widths))
+    lines.append(
+        f"Bytes read: {e.metrics.bytes_read}"
+        + (f" ({e.metrics.read_to_pack_ratio:.1f}x the pack)" if e.metrics.read_to_pack_ratio else "")
+    )
+
+    if e.blocks:
+        lines.append("")
+        lines.append(
+            "Blocks (outcome, kept/bytes, path: reason):"
+            if full
+            else "Blocks not kept (outcome, kept/bytes, path: reason):"
+        )
+        for b in e.blocks:
+            lines.append(f"  {b.outcome:<9} {b.kept_bytes}/{b.bytes} {b.path}: {b.reason}")
+
+    c = e.classification
+    lines.append("")
+    lines.append(
+        f"Data class: effective {c.effective_class or 'none'}; ceiling {c.ceiling or 'none'}; "
+        f"{len(c.sources)} sources in the pack"
+    )
+    if full:
+        for s in c.sources:
+            lines.append(f"  {s.data_class or 'none':<12} {s.path}")
+    else:
+        by_class = Counter(s.data_class or "none" for s in c.sources)
+        lines.append("  " + ", ".join(f"{name} {count}" for name, count in sorted(by_class.items())))
+        for s in c.sources:
+            if s.data_class not in (None, "public", "internal"):
+                lines.append(f"  {s.data_class:<12} {s.path}")
+    if c.withheld_count:
+        per_kind = ", ".join(f"{kind} {n}" for kind, n in c.withheld_by_kind.items())
+        lines.append(f"Withheld by the ceiling: {c.withheld_count} ({per_kind})")
+        for w in c.withheld:
+            lines.append(f"  {w.data_class:<12} {w.path}")
+    else:
+        lines.append("Withheld by the ceiling: none")
+
+    lines.append("")
+    counts = _counts(e.problem_counts)
+    lines.append(f"Problems: {counts}" + ("" if full else " (ledger-context check lists them)"))
+    for p in e.problems:
+        where = p.path + (f":{p.line}" if p.line else "") + (f":{p.column}" if p.line and p.column else "")
+        lines.append(f"  {p.severity:<7} {where}: {p.message}")
+    return "\n".join(lines) + "\n"
+
+
+def problems_text(problems: list[Problem]) -> str:
+    """One line per problem, ``severity path:line:column: message``, and a count line."""
+    lines = [f"{p.severity:<7} {p.location()}: {p.message}" for p in problems]
+    lines.append(_counts(Counter(p.severity for p in problems)))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,244 @@
+"""Walking the ledger root: which files are documents, of which kind (spec §1).
+
+The walk only lists and stats; reading and parsing are :mod:`ledger_context.ledger`'s
+job. Every file or link it passes over for a reason a person could fix is reported.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .problems import Problem
+from .space import LEDGER_DIR
+
+AGENTS_FILE = "agents.md"
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""Files larger than this many bytes (10 MiB) are skipped (spec §1)."""
+
+KIND_FOLDERS: dict[str, str] = {
+    "harnesses": "harness",
+    "evals": "eval",
+    "findings": "finding",
+    "decisions": "decision",
+    "experiments": "experiment",
+}
+"""Kind folder name → document kind (spec §1)."""
+
+MAX_DIRECTORY_VISITS = 100_000
+"""Bound on directories entered, so links that multiply paths cannot make a walk endless."""
+
+_BAD_PATH_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+FileIdentity = tuple[int, int, int, int, int]
+"""(device, inode, size in bytes, mtime in ns, ctime in ns) of a file, links followed."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A document the walk found: its kind, its path relative to the space, where to open it."""
+
+    kind: str
+    path: str
+    fs_path: str
+    identity: FileIdentity
+
+
+@dataclass(slots=True)
+class Walk:
+    """What a walk found: documents in path order (code points), and problems."""
+
+    files: list[SourceFile] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def printable_path(path: str) -> str:
+    r"""``path`` with every character that is not clean text written as an escape.
+
+    Bytes that were not valid UTF-8 (surrogate-escaped by the file system layer) appear
+    as ``\xNN``; control characters and line separators as ``\xNN`` or ``\uNNNN``.
+    """
+
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        if 0xDC80 <= code <= 0xDCFF:
+            return f"\\x{code - 0xDC00:02x}"
+        return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+    return _BAD_PATH_CHAR.sub(escape, path)
+
+
+def path_fault(path: str) -> str | None:
+    """Why ``path`` cannot be written into a title line (spec §1), or ``None`` if clean."""
+    match = _BAD_PATH_CHAR.search(path)
+    if match is None:
+        return None
+    if 0xD800 <= ord(match.group()) <= 0xDFFF:
+        return "its name is not valid UTF-8"
+    return "its name holds a control character or line separator"
+
+
+def _identity(st: os.stat_result) -> FileIdentity:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+class _Walker:
+    def __init__(self, space: Path) -> None:
+        self.root = os.path.join(space, LEDGER_DIR)
+        self.root_real = os.path.realpath(self.root)
+        self.result = Walk()
+        self.found: list[SourceFile] = []
+        self.visits = 0
+
+    def report(self, path: str, severity: str, message: str) -> None:
+        self.result.problems.append(Problem(printable_path(path), severity, message))  # type: ignore[arg-type]
+
+    def inside_root(self, real: str) -> bool:
+        return real == self.root_real or real.startswith(self.root_real + os.sep)
+
+    def resolve(self, full: str, rel: str, lst: os.stat_result) -> os.stat_result | None:
+        """Follow a symbolic link if spec §1 allows it; ``None`` when it is skipped."""
+        if not stat.S_ISLNK(lst.st_mode):
+            return lst
+        real = os.path.realpath(full)
+        try:
+            st = os.stat(full)
+        except OSError:
+            self.report(rel, "warning", "symbolic link is dangling or loops; skipped")
+            return None
+        if not self.inside_root(real):
+            self.report(
+                rel,
+                "warning",
+                "symbolic link points outside the ledger; skipped (move the target into .ledger/ or copy it)",
+            )
+            return None
+        return st
+
+    def walk(self) -> Walk:
+        try:
+            entries = sorted(os.scandir(self.root), key=lambda e: e.name)
+        except OSError as exc:
+            self.report(LEDGER_DIR, "error", f"cannot list the ledger ({exc.strerror})")
+            return self.result
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            rel = f"{LEDGER_DIR}/{name}"
+            if name == AGENTS_FILE or name in KIND_FOLDERS:
+                self.visit(entry.path, rel, name, KIND_FOLDERS.get(name, "agents"), frozenset())
+            else:
+                self.report(
+                    rel,
+                    "warning",
+                    "unexpected entry at the top of .ledger, ignored; expected agents.md and "
+                    "the folders harnesses/, evals/, findings/, decisions/, experiments/",
+                )
+        self.dedupe()
+        return self.result
+
+    def visit(self, full: str, rel: str, name: str, kind: str, stack: frozenset[str]) -> None:
+        try:
+            lst = os.lstat(full)
+        except OSError as exc:
+            self.report(rel, "error", f"cannot read ({exc.strerror}); skipped")
+            return
+        st = self.resolve(full, rel, lst)
+        if st is None:
+            return
+        top_level = rel.count("/") == 1
+        if stat.S_ISDIR(st.st_mode):
+            if kind == "agents":
+                self.report(rel, "warning", "agents.md is a directory, not a file; ignored")
+                return
+            self.enter(full, rel, kind, stack)
+        elif top_level and kind != "agents":
+            self.report(rel, "warning", f"{name} should be a folder; ignored")
+        elif stat.S_ISREG(st.st_mode):
+            self.consider_file(full, rel, name, kind, st)
+        elif name.endswith(".md"):
+            self.report(rel, "error", "not a regular file (a FIFO, socket or device); skipped")
+
+    def enter(self, full: str, rel: str, kind: str, stack: frozenset[str]) -> None:
+        real = os.path.realpath(full)
+        if real in stack:
+            self.report(rel, "warning", "symbolic link loop (a folder that contains itself); skipped")
+            return
+        self.visits += 1
+        if self.visits > MAX_DIRECTORY_VISITS:
+            if self.visits == MAX_DIRECTORY_VISITS + 1:
+                self.report(rel, "error", "too many folders (links multiply paths); walk stopped")
+            return
+        try:
+            entries = sorted(os.scandir(full), key=lambda e: e.name)
+        except OSError as exc:
+            self.report(rel, "error", f"cannot list the folder ({exc.strerror}); skipped")
+            return
+        inner = stack | {real}
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            child = f"{rel}/{name}"
+            if entry.is_file(follow_symlinks=False):
+                # Regular file: one lstat (cached by scandir), no recursion.
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError as exc:
+                    self.report(child, "error", f"cannot read ({exc.strerror}); skipped")
+                    continue
+                self.consider_file(entry.path, child, name, kind, st)
+            else:
+                self.visit(entry.path, child, name, kind, inner)
+
+    def consider_file(self, full: str, rel: str, name: str, kind: str, st: os.stat_result) -> None:
+        if not name.endswith(".md"):
+            lowered = name.lower()
+            if lowered.endswith(".md") or lowered.endswith(".markdown"):
+                self.report(
+                    rel,
+                    "warning",
+                    "ignored: only names ending in .md (lower case) are ledger documents; rename the file",
+                )
+            return
+        fault = path_fault(rel)
+        if fault is not None:
+            self.report(rel, "error", f"{fault}; skipped (rename the file)")
+            return
+        if st.st_size > MAX_FILE_BYTES:
+            self.report(
+                rel,
+                "error",
+                f"file is {st.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit; skipped",
+            )
+            return
+        self.found.append(SourceFile(kind, rel, full, _identity(st)))
+
+    def dedupe(self) -> None:
+        """Read a file reached by several paths once, under the first path (spec §1)."""
+        by_file: dict[tuple[int, int], list[SourceFile]] = {}
+        for source in self.found:
+            by_file.setdefault(source.identity[:2], []).append(source)
+        files: list[SourceFile] = []
+        for group in by_file.values():
+            group.sort(key=lambda s: s.path)
+            files.append(group[0])
+            for other in group[1:]:
+                self.report(other.path, "info", f"same file as {group[0].path}; read once, under that path")
+        files.sort(key=lambda s: s.path)
+        self.result.files = files
+
+
+def walk_ledger(space: Path) -> Walk:
+    """List the documents of ``space``'s ledger (spec §1).
+
+    Returns a :class:`Walk`: the files in path order (code points), each with its kind
+    (``agents``, ``harness``, ``eval``, ``finding``, ``decision``, ``experiment``), and
+    the problems met: unexpected entries, misnamed files, links skipped, loops, unclean
+    names, files over 10 MiB. Raises nothing for a broken ledger.
+    """
+    return _Walker(space).walk()
