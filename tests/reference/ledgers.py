@@ -3,7 +3,7 @@
 A generated space is a plain ``SpaceSpec`` value. ``write_space(root, spec)``
 writes it to a fresh directory below ``root`` and returns the space
 directory, which holds ``.ledger``. The spec sections named in the comments
-refer to ``/work/shared/spec/context-pack.md``.
+refer to ``docs/spec.md``.
 
 Public API:
 
@@ -192,7 +192,9 @@ def _text_value(draw: st.DrawFn, pool: list[str]) -> str:
     if choice <= 6:
         return _dq(draw(_hostile_text()))  # double-quoted with escapes
     if choice == 7:
-        lines = draw(st.lists(st.sampled_from(["line one", "line two", "😀 emoji", "\ttab"]), min_size=1, max_size=3))
+        lines = draw(
+            st.lists(st.sampled_from(["line one", "line two", "😀 emoji", "\ttab"]), min_size=1, max_size=3)
+        )
         style = draw(st.sampled_from(["|", ">", "|-", ">+"]))
         return style + "\n" + "\n".join("  " + line for line in lines)
     if choice == 8:
@@ -201,8 +203,12 @@ def _text_value(draw: st.DrawFn, pool: list[str]) -> str:
         return draw(st.sampled_from(["[a, b]", "{k: v}", "- x", "42", "true", "2024-01-05"]))
     if choice == 10:
         # raw characters, including ones that libyaml rejects (-> invalid document)
-        return draw(st.sampled_from(["raw\u200fRTL", "raw 😀 emoji", "raw\x07bell", "it's", "a: b", "x # comment"]))
-    return "'" + draw(st.sampled_from(["single 'quoted'", "  padded  ", "back\\slash"])).replace("'", "''") + "'"
+        return draw(
+            st.sampled_from(["raw\u200fRTL", "raw 😀 emoji", "raw\x07bell", "it's", "a: b", "x # comment"])
+        )
+    return (
+        "'" + draw(st.sampled_from(["single 'quoted'", "  padded  ", "back\\slash"])).replace("'", "''") + "'"
+    )
 
 
 _SLUG_POOL = ["alpha", "beta", "gamma", "alpha", "use-jwt", "0007", "ünï", "😀", "Zeta", "a b"]
@@ -212,10 +218,31 @@ _TITLE_POOL = ["Alpha", "Beta title", "Same", "Same", "Use JWT for auth", "Über
 def _status_value(kind: str) -> st.SearchStrategy[str]:
     """§3 status: the selecting word in odd case and spacing, other words, lists, null forms."""
     word = _SELECTING[kind]
-    selecting = st.sampled_from([word, word.capitalize(), word.upper(), f"' {word} '", f'" {word.title()}\\t"', f"{word}  "])
+    selecting = st.sampled_from(
+        [word, word.capitalize(), word.upper(), f"' {word} '", f'" {word.title()}\\t"', f"{word}  "]
+    )
     other = st.sampled_from(
-        ["active", "Active", " current ", "'  current '", "accepted", "Accepted", "no", "draft", "superseded",
-         "[active]", "[current, accepted]", "{state: active}", "~", "null", "NULL", "", "'~'", "yes", "true"]
+        [
+            "active",
+            "Active",
+            " current ",
+            "'  current '",
+            "accepted",
+            "Accepted",
+            "no",
+            "draft",
+            "superseded",
+            "[active]",
+            "[current, accepted]",
+            "{state: active}",
+            "~",
+            "null",
+            "NULL",
+            "",
+            "'~'",
+            "yes",
+            "true",
+        ]
     )
     return st.one_of(selecting, selecting, other)
 
@@ -245,21 +272,44 @@ def _updated_at_value(draw: st.DrawFn) -> str:
     if form == 9:
         return f"{date}T00:00:00+00:00"  # the same instant as the bare date
     if form == 10:
-        return draw(st.sampled_from(["2024-02-30", "2024-13-01", "2024-1-5", "yesterday", "12345", "1.5", "20240105"]))
+        return draw(
+            st.sampled_from(["2024-02-30", "2024-13-01", "2024-1-5", "yesterday", "12345", "1.5", "20240105"])
+        )
     if form == 11:
         return draw(st.sampled_from(["~", "null", "Null", "", "''", '"  "']))
     if form == 12:
         return draw(st.sampled_from(["[2024-01-05]", "{d: 2024-01-05}"]))
     if form == 13:
-        return draw(st.sampled_from(["0001-01-01T00:30:00+01:00", "9999-12-31T23:59:59-01:00", "2024-01-05T10:00:00+14:00"]))
+        return draw(
+            st.sampled_from(
+                ["0001-01-01T00:30:00+01:00", "9999-12-31T23:59:59-01:00", "2024-01-05T10:00:00+14:00"]
+            )
+        )
     return _dq(f" {date}T10:00:00Z\t")
 
 
 def _data_class_value() -> st.SearchStrategy[str]:
     """§7 data_class: the four classes in odd case, unknown values, lists, null forms."""
     return st.sampled_from(
-        ["public", "Public", " INTERNAL ", "internal", "Confidential", "confidential", "restricted", "RESTRICTED",
-         "secret", "unknown", "top-secret", "[public]", "{a: b}", "~", "null", "", "'  public  '"]
+        [
+            "public",
+            "Public",
+            " INTERNAL ",
+            "internal",
+            "Confidential",
+            "confidential",
+            "restricted",
+            "RESTRICTED",
+            "secret",
+            "unknown",
+            "top-secret",
+            "[public]",
+            "{a: b}",
+            "~",
+            "null",
+            "",
+            "'  public  '",
+        ]
     )
 
 
@@ -286,9 +336,21 @@ def _frontmatter_lines(draw: st.DrawFn, kind: str) -> list[str]:
     extras = draw(
         st.lists(
             st.sampled_from(
-                ["tags: [a, b]", "owner: team-x", "# a comment", "", "notes: |\n  multi\n  line", "Status: active",
-                 "TITLE: wrong case", "count: 3", "empty:", "nested:\n  a: 1\n  b: [x]", "quote: \"a \\\"q\\\"\"",
-                 "emoji: 😀", "rtl: \u200fשלום"]
+                [
+                    "tags: [a, b]",
+                    "owner: team-x",
+                    "# a comment",
+                    "",
+                    "notes: |\n  multi\n  line",
+                    "Status: active",
+                    "TITLE: wrong case",
+                    "count: 3",
+                    "empty:",
+                    "nested:\n  a: 1\n  b: [x]",
+                    'quote: "a \\"q\\""',
+                    "emoji: 😀",
+                    "rtl: \u200fשלום",
+                ]
             ),
             max_size=3,
         )
@@ -305,7 +367,7 @@ def _frontmatter_lines(draw: st.DrawFn, kind: str) -> list[str]:
             "data_class": "restricted",
             "title": "First",
         }[key]
-        entries = [f"{key}: {first}"] + list(entries) + [f"{key}: {draw(fields[key]())}"]
+        entries = [f"{key}: {first}", *list(entries), f"{key}: {draw(fields[key]())}"]
     return list(entries)
 
 
@@ -315,7 +377,9 @@ def _body(draw: st.DrawFn, kind: str) -> list[str]:
     chunks: list[list[str]] = []
     pieces = draw(
         st.lists(
-            st.sampled_from(["h1", "h1", "h2", "para", "list", "fence", "metrics", "metrics", "weird_heading", "blank"]),
+            st.sampled_from(
+                ["h1", "h1", "h2", "para", "list", "fence", "metrics", "metrics", "weird_heading", "blank"]
+            ),
             max_size=6,
         )
     )
@@ -323,36 +387,115 @@ def _body(draw: st.DrawFn, kind: str) -> list[str]:
         pieces.append("metrics")
     for piece in pieces:
         if piece == "h1":
-            chunks.append([draw(st.sampled_from(
-                ["# Body Title", "# Body Title ##", "#   Spaced   title   #", "   # Indented three", "# \u200fRTL 😀",
-                 "# ", "#", "# Title # with hash", "# tab\tinside", "# trailing #####   "]
-            ))])
+            chunks.append(
+                [
+                    draw(
+                        st.sampled_from(
+                            [
+                                "# Body Title",
+                                "# Body Title ##",
+                                "#   Spaced   title   #",
+                                "   # Indented three",
+                                "# \u200fRTL 😀",
+                                "# ",
+                                "#",
+                                "# Title # with hash",
+                                "# tab\tinside",
+                                "# trailing #####   ",
+                            ]
+                        )
+                    )
+                ]
+            )
         elif piece == "h2":
-            chunks.append([draw(st.sampled_from(["## Section", "### Deep", "#### Metrics notes", "###### six"]))])
+            chunks.append(
+                [draw(st.sampled_from(["## Section", "### Deep", "#### Metrics notes", "###### six"]))]
+            )
         elif piece == "weird_heading":
-            chunks.append([draw(st.sampled_from(
-                ["#NoSpace", "    # four spaces is code", "####### seven", "\t# tab indent", "Setext\n===", "> # quoted"]
-            ))])
+            chunks.append(
+                [
+                    draw(
+                        st.sampled_from(
+                            [
+                                "#NoSpace",
+                                "    # four spaces is code",
+                                "####### seven",
+                                "\t# tab indent",
+                                "Setext\n===",
+                                "> # quoted",
+                            ]
+                        )
+                    )
+                ]
+            )
         elif piece == "para":
-            chunks.append([draw(st.sampled_from(["Some text.", "naïve 😀 text", "line\twith tab", "- not metrics", "---"]))])
+            chunks.append(
+                [
+                    draw(
+                        st.sampled_from(
+                            ["Some text.", "naïve 😀 text", "line\twith tab", "- not metrics", "---"]
+                        )
+                    )
+                ]
+            )
         elif piece == "list":
             chunks.append(["- item one", "* item two", "1. item three"])
         elif piece == "fence":
             fence = draw(st.sampled_from(["```", "~~~", "````", "```python", "  ```"]))
-            inner = draw(st.lists(st.sampled_from(["# Not a title", "## Metrics", "- fake: 1", "```", "~~~~", "code"]), max_size=4))
+            inner = draw(
+                st.lists(
+                    st.sampled_from(["# Not a title", "## Metrics", "- fake: 1", "```", "~~~~", "code"]),
+                    max_size=4,
+                )
+            )
             closed = draw(st.integers(0, 3)) > 0  # unclosed fences run to the end of the body
             closer = fence.strip().rstrip("python")  # the fence run, without its info string
             chunks.append([fence] + inner + ([closer] if closed else []))
         elif piece == "metrics":
-            heading = draw(st.sampled_from(
-                ["## Metrics", "# metrics", "### METRICS ###", "## Metrics  ", "##  Metrics", "## Metrics:", "## Metric", "#### metrics"]
-            ))
-            items = draw(st.lists(st.sampled_from(
-                ["- accuracy: 0.91", "  * f1: 0.8", "+ recall 😀", "1. one", "12) twelve", "-nospace", "\t- tabbed",
-                 "-\ttab after marker", "plain text line", "", "### Detail", "- after detail", "```", "- fenced item",
-                 "```", "## Next section", "- after next", "# Top", "  10. indented number", "a. letter"]
-            ), max_size=8))
-            chunks.append([heading] + items)
+            heading = draw(
+                st.sampled_from(
+                    [
+                        "## Metrics",
+                        "# metrics",
+                        "### METRICS ###",
+                        "## Metrics  ",
+                        "##  Metrics",
+                        "## Metrics:",
+                        "## Metric",
+                        "#### metrics",
+                    ]
+                )
+            )
+            items = draw(
+                st.lists(
+                    st.sampled_from(
+                        [
+                            "- accuracy: 0.91",
+                            "  * f1: 0.8",
+                            "+ recall 😀",
+                            "1. one",
+                            "12) twelve",
+                            "-nospace",
+                            "\t- tabbed",
+                            "-\ttab after marker",
+                            "plain text line",
+                            "",
+                            "### Detail",
+                            "- after detail",
+                            "```",
+                            "- fenced item",
+                            "```",
+                            "## Next section",
+                            "- after next",
+                            "# Top",
+                            "  10. indented number",
+                            "a. letter",
+                        ]
+                    ),
+                    max_size=8,
+                )
+            )
+            chunks.append([heading, *items])
         elif piece == "blank":
             chunks.append([""])
     lines: list[str] = []
@@ -367,8 +510,16 @@ def document_bytes(draw: st.DrawFn, kind: str) -> bytes:
     mode = draw(
         st.sampled_from(
             ["valid"] * 12
-            + ["no_frontmatter", "unclosed", "yaml_error", "not_mapping", "empty_frontmatter", "comment_only",
-               "toml", "blank_lines_inside"]
+            + [
+                "no_frontmatter",
+                "unclosed",
+                "yaml_error",
+                "not_mapping",
+                "empty_frontmatter",
+                "comment_only",
+                "toml",
+                "blank_lines_inside",
+            ]
         )
     )
     fm_lines = draw(_frontmatter_lines(kind))
@@ -382,24 +533,37 @@ def document_bytes(draw: st.DrawFn, kind: str) -> bytes:
     elif mode == "comment_only":
         fm_lines = ["# only a comment", ""]
     elif mode == "blank_lines_inside":
-        fm_lines = [""] + fm_lines + ["", ""]
+        fm_lines = ["", *fm_lines, "", ""]
     elif mode == "yaml_error":
-        bad = draw(st.sampled_from(
-            ["title: [unclosed", "key: : :", "\tstatus: active", "a: b\n  c: d", "status: 'open", "? [a]\n: b",
-             "ref: *nowhere", "bell: \x07", "x: &a [*a]"]
-        ))
+        bad = draw(
+            st.sampled_from(
+                [
+                    "title: [unclosed",
+                    "key: : :",
+                    "\tstatus: active",
+                    "a: b\n  c: d",
+                    "status: 'open",
+                    "? [a]\n: b",
+                    "ref: *nowhere",
+                    "bell: \x07",
+                    "x: &a [*a]",
+                ]
+            )
+        )
         fm_lines = list(fm_lines) + bad.split("\n")
     elif mode == "not_mapping":
-        fm_lines = draw(st.sampled_from([["- status: active", "- title: x"], ["just a scalar"], ["~"], ["[1, 2]"]]))
+        fm_lines = draw(
+            st.sampled_from([["- status: active", "- title: x"], ["just a scalar"], ["~"], ["[1, 2]"]])
+        )
 
     if mode == "no_frontmatter":
-        text = leading + "\n".join(fm_lines + [""] + body) + "\n"
+        text = leading + "\n".join([*fm_lines, "", *body]) + "\n"
     elif mode == "unclosed":
         text = leading + opening + "\n" + "\n".join(fm_lines + body) + "\n"
     elif mode == "toml":
-        text = "+++\ntitle = \"x\"\nstatus = \"active\"\n+++\n" + "\n".join(body) + "\n"
+        text = '+++\ntitle = "x"\nstatus = "active"\n+++\n' + "\n".join(body) + "\n"
     else:
-        text = leading + "\n".join([opening] + fm_lines + [closing] + body)
+        text = leading + "\n".join([opening, *fm_lines, closing, *body])
         if draw(st.booleans()):
             text += "\n"
     return _encode(draw, text)
@@ -415,7 +579,7 @@ def _encode(draw: st.DrawFn, text: str) -> bytes:
     elif style == "mixed":
         parts = text.split("\n")
         seps = [draw(st.sampled_from(["\n", "\r\n", "\r"])) for _ in parts[1:]]
-        text = parts[0] + "".join(sep + part for sep, part in zip(seps, parts[1:]))
+        text = parts[0] + "".join(sep + part for sep, part in zip(seps, parts[1:], strict=True))
     if draw(st.integers(0, 9)) == 0:
         text = "\ufeff" + text
     data = text.encode("utf-8")
@@ -429,8 +593,23 @@ def _encode(draw: st.DrawFn, text: str) -> bytes:
 @st.composite
 def agents_bytes(draw: st.DrawFn) -> bytes | None:
     """§1/§2 agents.md: absent, empty, BOM only, plain, with valid or broken frontmatter, long."""
-    mode = draw(st.sampled_from(["absent", "absent", "empty", "bom_only", "plain", "plain", "frontmatter",
-                                 "frontmatter", "broken_frontmatter", "long", "no_final_newline"]))
+    mode = draw(
+        st.sampled_from(
+            [
+                "absent",
+                "absent",
+                "empty",
+                "bom_only",
+                "plain",
+                "plain",
+                "frontmatter",
+                "frontmatter",
+                "broken_frontmatter",
+                "long",
+                "no_final_newline",
+            ]
+        )
+    )
     if mode == "absent":
         return None
     if mode == "empty":
@@ -438,17 +617,24 @@ def agents_bytes(draw: st.DrawFn) -> bytes | None:
     if mode == "bom_only":
         return "\ufeff".encode("utf-8")
     if mode == "plain":
-        text = draw(st.sampled_from(["# Agents\n\nBe careful.\n", "Use the ledger.\n", "😀 emoji agents 𝔘\n", "\n"]))
+        text = draw(
+            st.sampled_from(["# Agents\n\nBe careful.\n", "Use the ledger.\n", "😀 emoji agents 𝔘\n", "\n"])
+        )
     elif mode == "no_final_newline":
         text = draw(st.sampled_from(["no newline", "ends in cr\r", "# A\n\ntext"]))
     elif mode == "frontmatter":
         dc = draw(_data_class_value())
         text = f"---\ndata_class: {dc}\nowner: ops\n---\n# Agents\n\nRules 😀.\n"
     elif mode == "broken_frontmatter":
-        text = draw(st.sampled_from(
-            ["---\ndata_class: restricted\n# never closed\n", "---\ndata_class: [unclosed\n---\nbody\n",
-             "---\n- data_class: restricted\n---\nbody\n"]
-        ))
+        text = draw(
+            st.sampled_from(
+                [
+                    "---\ndata_class: restricted\n# never closed\n",
+                    "---\ndata_class: [unclosed\n---\nbody\n",
+                    "---\n- data_class: restricted\n---\nbody\n",
+                ]
+            )
+        )
     else:  # long: overflows small caps, and is cut inside multi-byte characters
         unit = draw(st.sampled_from(["😀", "é", "日", "a", "a😀"]))
         text = "# Agents\n" + unit * draw(st.integers(50, 3000)) + "\n"
@@ -486,8 +672,15 @@ def _kind_files(draw: st.DrawFn, kind: str, max_docs: int) -> list[tuple[str, by
         seen.add(rel)
         files.append((rel, draw(document_bytes(kind))))
     # Files that are ignored: another case, another extension, hidden (§1).
-    ignored = draw(st.lists(st.sampled_from(["x.MD", "y.markdown", "pic.png", ".hidden.md", ".hiddendir/z.md",
-                                             "sub/notes.txt"]), max_size=2, unique=True))
+    ignored = draw(
+        st.lists(
+            st.sampled_from(
+                ["x.MD", "y.markdown", "pic.png", ".hidden.md", ".hiddendir/z.md", "sub/notes.txt"]
+            ),
+            max_size=2,
+            unique=True,
+        )
+    )
     for name in ignored:
         rel = f"{kind}/{name}"
         if rel not in seen:
@@ -497,25 +690,37 @@ def _kind_files(draw: st.DrawFn, kind: str, max_docs: int) -> list[tuple[str, by
 
 
 @st.composite
-def _links(draw: st.DrawFn, files: list[tuple[str, bytes]], cross_kind: bool) -> tuple[list[tuple[str, str]], list[tuple[str, bytes]]]:
+def _links(
+    draw: st.DrawFn, files: list[tuple[str, bytes]], cross_kind: bool
+) -> tuple[list[tuple[str, str]], list[tuple[str, bytes]]]:
     """§1 symbolic links: into the ledger, outside it, dangling, and directory loops."""
     links: list[tuple[str, str]] = []
     outside: list[tuple[str, bytes]] = []
-    docs = [rel for rel, _ in files if rel.endswith(".md") and "/" in rel and not rel.split("/")[-1].startswith(".")]
+    docs = [
+        rel
+        for rel, _ in files
+        if rel.endswith(".md") and "/" in rel and not rel.split("/")[-1].startswith(".")
+    ]
     count = draw(st.integers(0, 3))
     for index in range(count):
         kind = draw(st.sampled_from(KINDS))
-        what = draw(st.sampled_from(["file_in", "file_in", "outside_file", "dangling", "loop", "dir_in", "outside_dir"]))
+        what = draw(
+            st.sampled_from(
+                ["file_in", "file_in", "outside_file", "dangling", "loop", "dir_in", "outside_dir"]
+            )
+        )
         link_rel = f"{kind}/link-{index}.md"
         if what == "file_in":
             pool = docs if cross_kind else [d for d in docs if d.startswith(kind + "/")]
             if cross_kind and draw(st.booleans()):
-                pool = pool + ["agents.md"]
+                pool = [*pool, "agents.md"]
             if not pool:
                 continue
             links.append((link_rel, draw(st.sampled_from(sorted(pool)))))
         elif what == "outside_file":
-            outside.append((f"outside-{index}.md", b"---\nstatus: active\nupdated_at: 2030-01-01\n---\n# Outside\n"))
+            outside.append(
+                (f"outside-{index}.md", b"---\nstatus: active\nupdated_at: 2030-01-01\n---\n# Outside\n")
+            )
             links.append((link_rel, f"../outside-{index}.md"))
         elif what == "dangling":
             links.append((link_rel, f"{kind}/missing-{index}.md"))
@@ -535,7 +740,9 @@ def _links(draw: st.DrawFn, files: list[tuple[str, bytes]], cross_kind: bool) ->
 
 
 @st.composite
-def spaces(draw: st.DrawFn, links: bool = True, cross_kind_links: bool = False, max_docs_per_kind: int = 6) -> SpaceSpec:
+def spaces(
+    draw: st.DrawFn, links: bool = True, cross_kind_links: bool = False, max_docs_per_kind: int = 6
+) -> SpaceSpec:
     """A whole ledger space: agents.md, five kind folders (or fewer), extras, maybe links.
 
     ``cross_kind_links`` allows links from one kind folder to a document or
@@ -551,8 +758,23 @@ def spaces(draw: st.DrawFn, links: bool = True, cross_kind_links: bool = False, 
             continue  # a missing kind folder
         files.extend(draw(_kind_files(kind, max_docs_per_kind)))
     # Top-level items that are reported and ignored (§1).
-    extras = draw(st.lists(st.sampled_from(["decision/x.md", "README.md", "notes.txt", "Agents.md", "Findings/f.md",
-                                            ".git-like/config", "evals.md"]), max_size=2, unique=True))
+    extras = draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "decision/x.md",
+                    "README.md",
+                    "notes.txt",
+                    "Agents.md",
+                    "Findings/f.md",
+                    ".git-like/config",
+                    "evals.md",
+                ]
+            ),
+            max_size=2,
+            unique=True,
+        )
+    )
     for rel in extras:
         files.append((rel, b"---\nstatus: active\nupdated_at: 2030-01-01\n---\n# Ignored\n"))
     link_list: list[tuple[str, str]] = []

@@ -1,7 +1,7 @@
 """Reference implementation of the context pack, used as a test oracle.
 
 This module is a separate implementation of sections 1-7 of
-``/work/shared/spec/context-pack.md``. It was written from the spec text
+``docs/spec.md``. It was written from the spec text
 alone, without reading the real implementation under ``server/``. It favours
 being obvious over being fast. It needs only the standard library and PyYAML.
 
@@ -327,7 +327,7 @@ def _load_yaml(fm_text: str) -> Any:
     """
     try:
         return yaml.load(fm_text, Loader=YAML_LOADER)
-    except Exception:  # noqa: BLE001
+    except Exception:
         # SPEC-SILENT: any exception from the loader (not only YAMLError, for
         # example a RecursionError on absurd nesting) makes the YAML "not parse".
         return _YAML_FAILED
@@ -605,9 +605,7 @@ def _load_sources(space: Path) -> list[_Source]:
                     loaded = {}
                 if isinstance(loaded, dict):
                     fm = loaded
-            sources.append(
-                _Source("agents", cand.path, text, "", fm, [], "agents", _declared_class(fm))
-            )
+            sources.append(_Source("agents", cand.path, text, "", fm, [], "agents", _declared_class(fm)))
             continue
         if split.state != "closed":
             continue  # no frontmatter, or unclosed: invalid
@@ -784,11 +782,11 @@ def reference_withheld(space: Path, max_data_class: str | None) -> list[str]:
 
 
 __all__ = [
+    "CLASS_RANK",
+    "KINDS",
+    "YAML_LOADER",
     "RefBlock",
     "reference_blocks",
     "reference_pack",
     "reference_withheld",
-    "KINDS",
-    "CLASS_RANK",
-    "YAML_LOADER",
 ]

@@ -1,0 +1,44 @@
+"""Shared helpers: small ledgers written into pytest's tmp_path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "ledger_fixtures"
+
+Files = Mapping[str, str | bytes]
+
+
+def write_ledger(space: Path, files: Files) -> Path:
+    """Write ``files`` ({path below .ledger: text or bytes}) into ``space/.ledger``; returns ``space``."""
+    root = space / ".ledger"
+    root.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_bytes(content.encode("utf-8"))
+    return space
+
+
+def doc(**fields: str) -> str:
+    """A document whose frontmatter holds ``fields`` in order, then a short body."""
+    lines = "".join(f"{key}: {value}\n" for key, value in fields.items())
+    return f"---\n{lines}---\nBody text.\n"
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Callable[[Files], Path]:
+    """``ledger(files)`` writes a fresh space under tmp_path and returns it."""
+    counter = iter(range(1_000_000))
+
+    def make(files: Files) -> Path:
+        return write_ledger(tmp_path / f"space{next(counter)}", files)
+
+    return make

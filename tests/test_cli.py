@@ -1,0 +1,144 @@
+"""The command line: pack, explain, check, serve; exit codes and --help on every command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, Files, doc
+from ledger_context import build_context
+from ledger_context.cli import main
+
+Ledger = Callable[[Files], Path]
+DEMO = FIXTURES / "demo"
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "ledger_context", *args], capture_output=True, cwd=cwd, env=env, check=False
+    )
+
+
+def test_pack_writes_exactly_the_pack_bytes() -> None:
+    result = run_cli("pack", "--space", str(DEMO))
+    assert result.returncode == 0
+    assert result.stdout == build_context(DEMO).pack.encode("utf-8")
+    assert result.stderr == b""
+
+
+def test_pack_stats_go_to_stderr() -> None:
+    result = run_cli("pack", "--space", str(DEMO), "--stats")
+    assert result.stdout == build_context(DEMO).pack.encode("utf-8")
+    expected = (
+        "pack: 12216 bytes = 3054 tokens of a 6000-token cap (24000 bytes); "
+        "0 blocks dropped; not truncated\n"
+    )
+    assert result.stderr == expected.encode()
+
+
+def test_space_is_found_from_the_working_directory_and_the_environment(tmp_path: Path) -> None:
+    inner = DEMO / ".ledger" / "experiments"
+    assert run_cli("pack", cwd=inner).stdout == build_context(DEMO).pack.encode("utf-8")
+    env = {"LEDGER_SPACE": str(DEMO), "PATH": "/usr/bin:/bin"}
+    assert run_cli("pack", cwd=tmp_path, env=env).stdout == build_context(DEMO).pack.encode("utf-8")
+
+
+def test_no_space_is_a_clear_error(tmp_path: Path) -> None:
+    result = run_cli("pack", cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    assert result.returncode == 3
+    assert result.stdout == b""
+    assert f"No .ledger directory found in {tmp_path}".encode() in result.stderr
+
+
+def test_cap_and_ceiling_options(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    assert main(["pack", "--space", str(DEMO), "--cap-tokens", "100", "--max-data-class", "Internal"]) == 0
+    out = capsysbinary.readouterr().out
+    assert out == build_context(DEMO, cap_tokens=100, max_data_class="internal").pack.encode()
+    assert len(out) <= 400
+
+
+def test_invalid_ceiling_names_the_allowed_values(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pack", "--space", str(DEMO), "--max-data-class", "secret"]) == 2
+    err = capsys.readouterr().err
+    assert "public, internal, confidential, restricted" in err
+
+
+def test_invalid_ceiling_from_the_environment_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEDGER_MAX_DATA_CLASS", "top")
+    assert main(["explain", "--space", str(DEMO)]) == 2
+
+
+@pytest.mark.parametrize("cap", ["0", "-3", "ten"])
+def test_invalid_cap_is_refused(cap: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["pack", "--space", str(DEMO), "--cap-tokens", cap])
+    assert caught.value.code == 2
+
+
+def test_check_exit_status_is_0_clean_1_warnings_2_skipped(
+    ledger: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clean = ledger({"harnesses/h.md": doc(status="active")})
+    assert main(["check", "--space", str(clean)]) == 0
+    warned = ledger({"findings/f.md": doc(status="current")})  # undated
+    assert main(["check", "--space", str(warned)]) == 1
+    broken = ledger({"findings/f.md": "no frontmatter\n", "harnesses/h.md": doc(status="active")})
+    assert main(["check", "--space", str(broken)]) == 2
+    out = capsys.readouterr().out
+    assert "error   .ledger/findings/f.md: no YAML frontmatter" in out
+
+
+def test_check_json_lists_problems(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+    space = ledger({"decisions/d.md": "---\nstatus: [\n---\n"})
+    assert main(["check", "--json", "--space", str(space)]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["exit_status"] == 2
+    assert data["problems"] == [
+        {
+            "path": ".ledger/decisions/d.md",
+            "severity": "error",
+            "line": 3,
+            "column": 1,
+            "message": "YAML does not parse: did not find expected node content; skipped",
+        }
+    ]
+
+
+def test_check_warns_about_a_future_updated_at(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+    space = ledger({"experiments/x.md": doc(updated_at="2999-01-01")})
+    assert main(["check", "--space", str(space)]) == 1
+    assert "updated_at is in the future (2999-01-01T00:00:00Z)" in capsys.readouterr().out
+
+
+def test_pack_notes_skipped_documents_on_stderr(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+    space = ledger({"findings/f.md": "nothing\n"})
+    assert main(["pack", "--space", str(space)]) == 0
+    assert "1 document(s) skipped" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [[], ["pack"], ["explain"], ["check"], ["serve"]])
+def test_every_command_has_help(command: list[str]) -> None:
+    result = run_cli(*command, "--help")
+    assert result.returncode == 0
+    assert b"usage: ledger-context" in result.stdout
+
+
+def test_version() -> None:
+    result = run_cli("--version")
+    assert result.stdout.startswith(b"ledger-context 0.")
+
+
+def test_pack_imports_neither_mcp_nor_pydantic() -> None:
+    code = (
+        "import sys; from ledger_context.cli import main; main(['pack', '--space', sys.argv[1]]);"
+        "sys.stderr.write(' '.join(m for m in ('mcp', 'pydantic') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code, str(DEMO)], capture_output=True, check=True)
+    assert result.stderr == b""

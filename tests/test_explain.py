@@ -1,0 +1,142 @@
+"""Spec §8 and issue 3: the breakdown closes to the byte and holds no document text."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, Files
+from ledger_context import build_context
+from ledger_context.cli import main
+from ledger_context.context import ContextBuild
+from ledger_context.explain import Explanation, explain
+from ledger_context.readout import budget_text
+
+Ledger = Callable[[Files], Path]
+
+
+def assert_closes(build: ContextBuild, explanation: Explanation) -> None:
+    """Every closure rule of spec §8, against the pack itself."""
+    pack = build.pack.encode("utf-8")
+    totals = explanation.pack
+    assert totals.bytes == len(pack)
+    assert totals.sha256 == hashlib.sha256(pack).hexdigest()
+    assert sum(b.kept_bytes for b in explanation.blocks) == totals.bytes or explanation.detail == "brief"
+    assert sum(g.kept_bytes for g in explanation.groups) == totals.bytes
+    assert totals.tokens == -(-totals.bytes // 4)
+    assert totals.bytes + totals.bytes_left == explanation.rule.cap_bytes
+    assert totals.tokens + totals.tokens_left == explanation.rule.cap_tokens
+    assert explanation.rule.cap_bytes == 4 * explanation.rule.cap_tokens
+    for group in explanation.groups:
+        assert group.candidates == group.kept + group.truncated + group.dropped
+    for kind in explanation.kinds:
+        assert kind.read == kind.skipped + kind.withheld + kind.selected + kind.not_selected
+        assert kind.not_selected >= 0
+
+
+@pytest.mark.parametrize("fixture", ["demo", "overflow", "floor"])
+@pytest.mark.parametrize("ceiling", [None, "public", "internal"])
+def test_explanation_closes_on_every_fixture(fixture: str, ceiling: str | None) -> None:
+    build = build_context(FIXTURES / fixture, max_data_class=ceiling)
+    full = explain(build, "full")
+    assert_closes(build, full)
+    assert sum(b.kept_bytes for b in full.blocks) == full.pack.bytes
+    assert [b.path for b in full.blocks] == [o.block.document.path for o in build.budgeted.blocks]
+    brief = explain(build, "brief")
+    assert_closes(build, brief)
+    assert all(b.outcome != "kept" for b in brief.blocks)
+    assert brief.problems == [] and brief.classification.withheld == []
+
+
+def test_demo_counts_read_selected_and_not_selected() -> None:
+    explanation = explain(build_context(FIXTURES / "demo"))
+    experiments = next(k for k in explanation.kinds if k.kind == "experiment")
+    assert (experiments.read, experiments.selected, experiments.not_selected) == (100, 10, 90)
+
+
+def test_brief_text_of_the_demo_is_short() -> None:
+    text = budget_text(explain(build_context(FIXTURES / "demo")))
+    assert len(text.encode("utf-8")) < 2048
+
+
+def test_overflow_brief_names_each_dropped_block_and_why() -> None:
+    build = build_context(FIXTURES / "overflow")
+    text = budget_text(explain(build))
+    dropped = [o for o in build.budgeted.blocks if o.outcome == "dropped"]
+    assert dropped
+    for outcome in dropped:
+        line = next(line for line in text.splitlines() if outcome.block.document.path in line)
+        assert line.strip().startswith("dropped")
+        assert "over the cap by" in line
+
+
+def test_floor_brief_says_truncated_and_by_how_many_bytes() -> None:
+    build = build_context(FIXTURES / "floor")
+    text = budget_text(explain(build))
+    assert f"Truncated: yes, {build.budgeted.cut_bytes} bytes cut" in text
+    assert build.budgeted.cut_bytes == 27605 - 23998 - sum(
+        o.bytes for o in build.budgeted.blocks if o.block.group >= 4
+    )
+
+
+def test_metrics_are_derived_from_the_pack_figures() -> None:
+    build = build_context(FIXTURES / "overflow")
+    metrics = explain(build).metrics
+    assert metrics.utilisation == build.budgeted.pack_bytes / 24000
+    assert metrics.dropped_block_rate == build.budgeted.dropped / len(build.budgeted.blocks)
+    assert metrics.bytes_read == sum(
+        p.stat().st_size for p in (FIXTURES / "overflow" / ".ledger").rglob("*.md")
+    )
+
+
+MARKER = "ZQXJ-MARKER"
+
+
+def _marked_ledger() -> Files:
+    def marked(status: str, extra: str = "") -> str:
+        return (
+            f"---\ntitle: {MARKER} title\nstatus: {status}\nupdated_at: 2026-01-01\n"
+            f"owner: {MARKER}\nnotes:\n  - {MARKER}\n{extra}---\n# {MARKER} heading\n{MARKER} body\n"
+            f"## Metrics\n- {MARKER} metric\n"
+        )
+
+    return {
+        "agents.md": f"# {MARKER}\n{MARKER} agents text\n",
+        "harnesses/h.md": marked("active"),
+        "evals/e.md": marked("active"),
+        "findings/f.md": marked("current"),
+        "findings/g.md": marked("current", f"data_class: {MARKER}\n"),
+        "decisions/d.md": marked("accepted"),
+        "experiments/x.md": marked("done"),
+        "experiments/broken.md": f"---\n{MARKER}: [\n---\n",
+        "experiments/list.md": f"---\n- {MARKER}\n---\n",
+        "decisions/dup.md": f"---\nstatus: accepted\nstatus: {MARKER}\n---\n",
+    }
+
+
+@pytest.mark.parametrize("cap", [6000, 40])
+def test_no_document_text_reaches_any_explanation(
+    ledger: Ledger, capsys: pytest.CaptureFixture[str], cap: int
+) -> None:
+    space = ledger(_marked_ledger())
+    build = build_context(space, cap_tokens=cap)
+    assert MARKER in build.pack or cap == 40
+    for detail in ("brief", "full"):
+        explanation = explain(build, detail)  # type: ignore[arg-type]
+        assert MARKER not in explanation.model_dump_json()
+        assert MARKER not in budget_text(explanation)
+    for args in (["explain"], ["explain", "--full"], ["explain", "--json"], ["explain", "--full", "--json"]):
+        assert main([*args, "--space", str(space), "--cap-tokens", str(cap)]) == 0
+        out, err = capsys.readouterr()
+        assert MARKER not in out and MARKER not in err
+
+
+def test_json_output_is_the_structured_data(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "--json", "--space", str(FIXTURES / "demo")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert Explanation.model_validate(data).pack.bytes == 12216
+    assert data["classification"]["effective_class"] == "restricted"
