@@ -37,8 +37,7 @@ def test_pack_stats_go_to_stderr() -> None:
     result = run_cli("pack", "--space", str(DEMO), "--stats")
     assert result.stdout == build_context(DEMO).pack.encode("utf-8")
     expected = (
-        "pack: 12216 bytes = 3054 tokens of a 6000-token cap (24000 bytes); "
-        "0 blocks dropped; not truncated\n"
+        "pack: 12216 bytes = 3054 tokens of a 6000-token cap (24000 bytes); 0 blocks dropped; not truncated\n"
     )
     assert result.stderr == expected.encode()
 

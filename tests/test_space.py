@@ -45,7 +45,7 @@ def test_a_ledger_that_is_a_file_is_not_a_space(tmp_path: Path) -> None:
 
 
 def test_explicit_space_without_a_ledger_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(SpaceNotFoundError, match="holds no .ledger"):
+    with pytest.raises(SpaceNotFoundError, match=r"holds no \.ledger"):
         find_space(tmp_path)
     with pytest.raises(SpaceNotFoundError, match="does not exist"):
         find_space(tmp_path / "missing")
