@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -67,15 +67,24 @@ def parse_updated_at(value: Any) -> Timestamp | None:
     except ValueError:
         return None
     offset = parsed.utcoffset() or timedelta(0)
-    delta = parsed.replace(tzinfo=None) - _EPOCH - offset
+    naive = parsed.replace(tzinfo=None)
+    delta = naive - _EPOCH - offset
     key = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-    try:
-        utc = parsed.replace(tzinfo=UTC) - offset
-    except OverflowError:  # an offset that moves year 1 or 9999 out of range
-        iso = parsed.isoformat()
-    else:
-        iso = utc.replace(tzinfo=None).isoformat() + "Z"
-    return Timestamp(key, iso)
+    return Timestamp(key, _utc_iso(naive, offset))
+
+
+_FOUR_CENTURIES = timedelta(days=146_097)  # the Gregorian calendar repeats every 400 years
+
+
+def _utc_iso(naive: datetime, offset: timedelta) -> str:
+    """``naive - offset`` as ISO 8601 with ``Z``, also when it falls in year 0 or 10000."""
+    shift = 0
+    if offset > timedelta(0) and naive.year == 1:
+        naive, shift = naive + _FOUR_CENTURIES, -400
+    elif offset < timedelta(0) and naive.year == 9999:
+        naive, shift = naive - _FOUR_CENTURIES, 400
+    utc = naive - offset
+    return f"{utc.year + shift:04d}{utc.isoformat()[4:]}Z"
 
 
 def slug_of(value: Any, file_name: str) -> str:

@@ -164,6 +164,93 @@ def _describe(exc: yaml.YAMLError) -> str:
     return _QUOTED.sub("", str(problem)).strip()
 
 
+# The quick path: frontmatter made only of lines of the forms below loads, under YAML's
+# rules, to exactly the mapping these regexes read, so libyaml need not be called. Any
+# other line, a duplicate key, or anything unusual sends the text to the full loader.
+# Characters libyaml rejects or reads as line breaks, and a few it allows that we need not.
+_UNSAFE = r"\x00-\x1f\x7f-\x9f\u2028\u2029\ufdd0-\ufdef\ufeff\ufffe\uffff\ud800-\udfff"
+_PLAIN_FIRST = r"A-Za-z0-9_./(+$=~^<\u00c0-\u2027\u202a-\ud7ff\ue000-\ufdcf\U00010000-\U0010ffff"
+_PLAIN = rf"[{_PLAIN_FIRST}](?:[^{_UNSAFE}#:]|:(?! |$)|(?<! )#)*?"
+_SINGLE = rf"'(?:[^'{_UNSAFE}]|'')*'"
+_DOUBLE = rf'"[^"\\{_UNSAFE}]*"'
+_KEY = r"[A-Za-z_][A-Za-z0-9_-]*"
+_SCALAR = rf"(?:(?P<plain>{_PLAIN})|(?P<single>{_SINGLE})|(?P<double>{_DOUBLE}))"
+_TOP_LINE = re.compile(rf"(?P<key>{_KEY}):(?:[ ]+{_SCALAR})?[ ]*")
+_NESTED_LINE = re.compile(rf"(?P<indent>[ ]+)(?:(?P<key>{_KEY}):|-)[ ]+{_SCALAR}[ ]*")
+_SKIP_LINE = re.compile(rf"[ ]*|#[^{_UNSAFE}]*")
+
+
+def _scalar(match: re.Match[str]) -> str | None:
+    plain = match.group("plain")
+    if plain is not None:
+        return plain
+    single = match.group("single")
+    if single is not None:
+        return single[1:-1].replace("''", "'")
+    double = match.group("double")
+    return None if double is None else double[1:-1]
+
+
+def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
+    """The mapping of a frontmatter of the simplest shapes, or ``None`` for the full loader.
+
+    Accepted lines: blank lines, ``#`` comments at column 0, ``key: scalar`` and ``key:``
+    at column 0, and under a ``key:`` an indented block of ``key: scalar`` or
+    ``- scalar`` lines at one indentation. A scalar is a one-line plain scalar or a
+    simple single- or double-quoted string (no escapes). The result equals what
+    :func:`load_mapping` returns; any duplicate key returns ``None``.
+    """
+    mapping: dict[str, Any] = {}
+    block: dict[str, str] | list[str] | None = None
+    block_key = ""
+    indent = ""
+    for line in frontmatter.split("\n"):
+        if _SKIP_LINE.fullmatch(line):
+            continue
+        if line[0] == " ":
+            match = _NESTED_LINE.fullmatch(line)
+            if match is None or not block_key:
+                return None
+            value = _scalar(match)
+            if value is None:
+                value = ""
+            key = match.group("key")
+            if block is None:
+                indent = match.group("indent")
+                block = {} if key is not None else []
+                mapping[block_key] = block
+            elif match.group("indent") != indent:
+                return None
+            if isinstance(block, dict):
+                if key is None or key in block:
+                    return None
+                block[key] = value
+            else:
+                if key is not None:
+                    return None
+                block.append(value)
+            continue
+        match = _TOP_LINE.fullmatch(line)
+        if match is None:
+            return None
+        key = match.group("key")
+        if key in mapping:
+            return None
+        value = _scalar(match)
+        mapping[key] = value if value is not None else ""
+        block = None
+        block_key = key if value is None else ""
+    return mapping
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a reader offset (libyaml counts UTF-8 bytes)."""
+    index = len(text.encode("utf-8")[:offset].decode("utf-8", "ignore")) if LIBYAML else offset
+    index = min(index, len(text))
+    line_start = text.rfind("\n", 0, index) + 1
+    return text.count("\n", 0, index) + 1, index - line_start + 1
+
+
 def load_mapping(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateKey]]:
     """Load frontmatter text as a YAML mapping without implicit typing (spec §2).
 
@@ -171,6 +258,14 @@ def load_mapping(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateKey]]:
     ``{}``) and the duplicate keys met. Raises :class:`FrontmatterError` when the YAML
     does not parse, is not a mapping, or nests deeper than :data:`MAX_NESTING`.
     """
+    quick = quick_mapping(frontmatter)
+    if quick is not None:
+        return quick, []
+    return load_with_libyaml(frontmatter)
+
+
+def load_with_libyaml(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateKey]]:
+    """:func:`load_mapping` without the quick path: always PyYAML's (C) base loader."""
     loader = _Loader(frontmatter)
     try:
         data = loader.get_single_data()
@@ -181,6 +276,13 @@ def load_mapping(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateKey]]:
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
         raise FrontmatterError(f"YAML does not parse: {_describe(exc)}", line, column) from None
+    except yaml.reader.ReaderError as exc:
+        line, column = _position(frontmatter, exc.position)
+        raise FrontmatterError(
+            "frontmatter holds a control character or other character YAML does not allow; remove it",
+            line,
+            column,
+        ) from None
     except yaml.YAMLError as exc:
         raise FrontmatterError(f"YAML does not parse: {_describe(exc)}") from None
     except RecursionError:

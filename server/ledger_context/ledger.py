@@ -36,12 +36,8 @@ from .walk import MAX_FILE_BYTES, FileIdentity, SourceFile, walk_ledger
 KINDS: tuple[str, ...] = ("agents", "harness", "eval", "finding", "decision", "experiment")
 """Document kinds in group order (spec §4)."""
 
-DATED_STATUS: dict[str, str | None] = {
-    "finding": "current",
-    "decision": "accepted",
-    "experiment": None,
-}
-"""Kinds whose order uses ``updated_at``, and the status that selects them (None: any)."""
+DATED_KINDS = frozenset({"finding", "decision", "experiment"})
+"""Kinds whose order uses ``updated_at``: an undated one is reported (spec §3)."""
 
 _RACY_NS = 1_000_000_000
 
@@ -131,17 +127,15 @@ def _read_fields(
         )
     status = status_of(status_value)
     updated = parse_updated_at(mapping.get("updated_at"))
-    if updated is None and kind in DATED_STATUS:
-        wanted = DATED_STATUS[kind]
-        if wanted is None or status == wanted:
-            problems.append(
-                Problem(
-                    path,
-                    "warning",
-                    "undated: updated_at is missing or not an ISO 8601 date or timestamp "
-                    "(e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document",
-                )
+    if updated is None and kind in DATED_KINDS:
+        problems.append(
+            Problem(
+                path,
+                "warning",
+                "undated: updated_at is missing or not an ISO 8601 date or timestamp "
+                "(e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document",
             )
+        )
     file_name = path.rsplit("/", 1)[-1]
     slug = slug_of(mapping.get("slug"), file_name)
     title = "" if kind == "experiment" else title_of(mapping.get("title"), first_h1(body), slug)

@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .problems import Problem
+from .problems import Problem, Severity
 from .space import LEDGER_DIR
 
 AGENTS_FILE = "agents.md"
@@ -93,8 +93,8 @@ class _Walker:
         self.found: list[SourceFile] = []
         self.visits = 0
 
-    def report(self, path: str, severity: str, message: str) -> None:
-        self.result.problems.append(Problem(printable_path(path), severity, message))  # type: ignore[arg-type]
+    def report(self, path: str, severity: Severity, message: str) -> None:
+        self.result.problems.append(Problem(printable_path(path), severity, message))
 
     def inside_root(self, real: str) -> bool:
         return real == self.root_real or real.startswith(self.root_real + os.sep)
@@ -104,15 +104,19 @@ class _Walker:
         if not stat.S_ISLNK(lst.st_mode):
             return lst
         real = os.path.realpath(full)
+        # A skipped link that stands for documents is an error: something is missing.
+        severity: Severity = "error" if rel.lower().endswith(".md") else "warning"
         try:
             st = os.stat(full)
         except OSError:
-            self.report(rel, "warning", "symbolic link is dangling or loops; skipped")
+            self.report(rel, severity, "symbolic link is dangling or loops; skipped")
             return None
         if not self.inside_root(real):
+            if stat.S_ISDIR(st.st_mode):
+                severity = "error"
             self.report(
                 rel,
-                "warning",
+                severity,
                 "symbolic link points outside the ledger; skipped (move the target into .ledger/ or copy it)",
             )
             return None

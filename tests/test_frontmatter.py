@@ -1,0 +1,180 @@
+"""Spec §2: decoding, the frontmatter boundary, and loading without implicit typing."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ledger_context.frontmatter import (
+    DecodeError,
+    FrontmatterError,
+    decode_text,
+    load_mapping,
+    load_with_libyaml,
+    quick_mapping,
+    split_frontmatter,
+)
+
+
+def test_decode_removes_one_bom_and_normalises_line_ends() -> None:
+    assert decode_text(b"\xef\xbb\xbfa\r\nb\rc\n\r\n") == "a\nb\nc\n\n"
+    assert decode_text("\ufeff\ufeffx".encode()) == "\ufeffx"
+
+
+def test_decode_reports_the_offset_of_the_first_bad_byte() -> None:
+    with pytest.raises(DecodeError) as caught:
+        decode_text(b"\xef\xbb\xbfok\xc3(")
+    assert caught.value.offset == 5
+
+
+@pytest.mark.parametrize(
+    ("text", "frontmatter", "first_line"),
+    [
+        ("---\na: 1\n---\nbody", "a: 1", 2),
+        ("\n \t\n---\t \na: 1\n------\n", "a: 1", 4),
+        ("---\n---\n", "", 2),
+        ("---\n\n---\n", "", 2),
+        ("---\n\n\n---", "\n", 2),
+        ("---\na: 1\n  ---\nb: 2\n---\n", "a: 1\n  ---\nb: 2", 2),
+        ("---\na: 1\n--- x\n---\n", "a: 1\n--- x", 2),
+    ],
+)
+def test_frontmatter_is_the_lines_strictly_between_two_boundaries(
+    text: str, frontmatter: str, first_line: int
+) -> None:
+    split = split_frontmatter(text)
+    assert split.frontmatter == frontmatter
+    assert split.first_line == first_line
+
+
+@pytest.mark.parametrize(
+    ("text", "unclosed"),
+    [
+        ("no frontmatter\n---\na: 1\n---\n", False),
+        (" ---\na: 1\n---\n", False),  # indented: not a boundary
+        ("--\na: 1\n--\n", False),
+        ("+++\na = 1\n+++\n", False),  # TOML is not recognised
+        ('{"a": 1}\n', False),  # nor JSON
+        ("--- title\na: 1\n---\n", False),
+        ("---\na: 1\n", True),
+        ("---", True),
+    ],
+)
+def test_text_without_a_closed_boundary_has_no_frontmatter(text: str, unclosed: bool) -> None:
+    split = split_frontmatter(text)
+    assert split.frontmatter is None
+    assert split.unclosed is unclosed
+
+
+def test_nothing_is_typed_every_scalar_stays_a_string() -> None:
+    mapping, _ = load_mapping(
+        "status: no\nslug: 0007\nupdated_at: 2024-02-30\nn: 1e3\nt: true\nd: 2026-01-01"
+    )
+    assert mapping == {
+        "status": "no",
+        "slug": "0007",
+        "updated_at": "2024-02-30",
+        "n": "1e3",
+        "t": "true",
+        "d": "2026-01-01",
+    }
+
+
+def test_empty_and_comment_only_frontmatter_is_an_empty_mapping() -> None:
+    assert load_mapping("")[0] == {}
+    assert load_mapping("# only a comment\n\n")[0] == {}
+
+
+def test_duplicate_keys_keep_the_last_value_and_are_reported() -> None:
+    mapping, duplicates = load_mapping("a: 1\nb: 2\na: 3")
+    assert mapping == {"a": "3", "b": "2"}
+    assert [(d.line, d.column) for d in duplicates] == [(3, 1)]
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ("- a\n- b", "a list", 1),
+        ("just a string", "a single value", 1),
+        ("a: [", "YAML does not parse", 2),
+        ("a: 1\n\tb: 2", "YAML does not parse", 2),
+        ("? [a, b]\n: c", "keys must be plain strings", 1),
+        ("a: *nowhere", "YAML does not parse", 1),
+        ("a: " + "[" * 200 + "]" * 200, "nested", None),
+    ],
+)
+def test_frontmatter_that_is_not_a_mapping_is_an_error(text: str, message: str, line: int | None) -> None:
+    with pytest.raises(FrontmatterError) as caught:
+        load_mapping(text)
+    assert message in str(caught.value)
+    if line is not None:
+        assert caught.value.line == line
+
+
+def test_error_messages_never_quote_the_document() -> None:
+    with pytest.raises(FrontmatterError) as caught:
+        load_mapping("a: *SECRETALIAS\nb: 'SECRET")
+    assert "SECRET" not in str(caught.value)
+
+
+def test_an_alias_bomb_loads_quickly_without_expanding() -> None:
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for index in range(1, 10):
+        name, previous = chr(97 + index), chr(96 + index)
+        lines.append(f"{name}: &{name} [{', '.join(['*' + previous] * 9)}]")
+    mapping, _ = load_mapping("\n".join(lines))
+    assert len(mapping) == 10
+
+
+# The quick path must agree with libyaml on everything it accepts.
+_PIECES = st.sampled_from(
+    [
+        "a", "Z", "0", "_", "-", " ", "  ", ":", ": ", "#", " #", "'", "''", '"', "\\", ",", "[", "]",
+        "{", "}", "&", "*", "!", "|", ">", "%", "@", "`", "?", "~", "é", "\u00a0", "\u2028", "\u0085",
+        "\ufeff", "\t", "🙂", "\x7f", "null", "yes", "2026-01-01", "0.5", ".", "/", "(", "=", "$", "^", "<",
+    ]
+)  # fmt: skip
+_VALUES = st.lists(_PIECES, max_size=6).map("".join)
+_KEYS = st.sampled_from(["a", "b", "status", "updated_at", "data_class", "x-y", "k_2"])
+
+
+@st.composite
+def _frontmatters(draw: st.DrawFn) -> str:
+    lines = []
+    for _ in range(draw(st.integers(0, 8))):
+        shape = draw(st.sampled_from(["top", "top", "empty", "nested", "item", "blank", "comment", "raw"]))
+        key, value = draw(_KEYS), draw(_VALUES)
+        indent = draw(st.sampled_from([" ", "  ", "  ", "    "]))
+        lines.append(
+            {
+                "top": f"{key}: {value}",
+                "empty": f"{key}:",
+                "nested": f"{indent}{key}: {value}",
+                "item": f"{indent}- {value}",
+                "blank": draw(st.sampled_from(["", "  "])),
+                "comment": f"# {value}",
+                "raw": value,
+            }[shape]
+        )
+    return "\n".join(lines)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_frontmatters())
+def test_quick_path_equals_libyaml_whenever_it_answers(text: str) -> None:
+    quick = quick_mapping(text)
+    if quick is None:
+        return
+    mapping, duplicates = load_with_libyaml(text)
+    assert quick == mapping
+    assert duplicates == []
+
+
+def test_quick_path_answers_for_ordinary_frontmatter() -> None:
+    text = (
+        "title: Prompt v3 with retrieval (similar tickets)\nslug: exp-042\nstatus: done\n"
+        "updated_at: 2026-09-14T10:22:00Z\nowner: maria\ntags:\n  - retrieval\n  - prompt\n"
+        "result:\n  accuracy: 0.91\n  cost_usd: 1.92\nnote: 'it''s fine'\ndata_class: internal"
+    )
+    assert quick_mapping(text) == load_with_libyaml(text)[0]
