@@ -133,6 +133,7 @@ _PIECES = st.sampled_from(
         "a", "Z", "0", "_", "-", " ", "  ", ":", ": ", "#", " #", "'", "''", '"', "\\", ",", "[", "]",
         "{", "}", "&", "*", "!", "|", ">", "%", "@", "`", "?", "~", "é", "\u00a0", "\u2028", "\u0085",
         "\ufeff", "\t", "🙂", "\x7f", "null", "yes", "2026-01-01", "0.5", ".", "/", "(", "=", "$", "^", "<",
+        "\n", "\n  ", ", ", " , ", "[]", "x y",
     ]
 )  # fmt: skip
 _VALUES = st.lists(_PIECES, max_size=6).map("".join)
@@ -143,7 +144,11 @@ _KEYS = st.sampled_from(["a", "b", "status", "updated_at", "data_class", "x-y", 
 def _frontmatters(draw: st.DrawFn) -> str:
     lines = []
     for _ in range(draw(st.integers(0, 8))):
-        shape = draw(st.sampled_from(["top", "top", "empty", "nested", "item", "blank", "comment", "raw"]))
+        shape = draw(
+            st.sampled_from(
+                ["top", "top", "empty", "nested", "item", "blank", "comment", "raw", "flow", "flow"]
+            )
+        )
         key, value = draw(_KEYS), draw(_VALUES)
         indent = draw(st.sampled_from([" ", "  ", "  ", "    "]))
         lines.append(
@@ -155,6 +160,7 @@ def _frontmatters(draw: st.DrawFn) -> str:
                 "blank": draw(st.sampled_from(["", "  "])),
                 "comment": f"# {value}",
                 "raw": value,
+                "flow": f"{key}: [{', '.join(draw(st.lists(_VALUES, max_size=3)))}]{draw(_VALUES)}",
             }[shape]
         )
     return "\n".join(lines)
@@ -175,6 +181,7 @@ def test_quick_path_answers_for_ordinary_frontmatter() -> None:
     text = (
         "title: Prompt v3 with retrieval (similar tickets)\nslug: exp-042\nstatus: done\n"
         "updated_at: 2026-09-14T10:22:00Z\nowner: maria\ntags:\n  - retrieval\n  - prompt\n"
-        "result:\n  accuracy: 0.91\n  cost_usd: 1.92\nnote: 'it''s fine'\ndata_class: internal"
+        "result:\n  accuracy: 0.91\n  cost_usd: 1.92\nnote: 'it''s fine'\ndata_class: internal\n"
+        "evidence: [exp-1, exp 2 , x.y]\nnone: []"
     )
     assert quick_mapping(text) == load_with_libyaml(text)[0]

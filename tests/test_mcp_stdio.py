@@ -175,3 +175,26 @@ async def test_fifty_concurrent_calls_give_fifty_identical_packs() -> None:
                 group.start_soon(call)
     assert len(packs) == 50
     assert set(packs) == {build_context(DEMO).pack}
+
+
+async def test_one_server_process_sees_edits_additions_and_deletions(tmp_path: Path) -> None:
+    space = write_ledger(
+        tmp_path / "space",
+        {"agents.md": "v1\n", "experiments/a.md": "---\nupdated_at: 2026-01-01\n---\n"},
+    )
+    async with Client(server("--space", str(space)), mode="legacy") as client:
+
+        async def pack() -> str:
+            return text_of(await client.call_tool("get_context", {}))
+
+        assert await pack() == build_context(space).pack
+        (space / ".ledger/agents.md").write_text("v2\n", encoding="utf-8")
+        assert (await pack()).startswith("v2\n")
+        (space / ".ledger/experiments/b.md").write_text(
+            "---\nupdated_at: 2026-02-01\n---\n", encoding="utf-8"
+        )
+        assert await pack() == build_context(space).pack
+        assert "2026-02-01" in await pack()
+        (space / ".ledger/experiments/a.md").unlink()
+        assert await pack() == build_context(space).pack
+        assert "2026-01-01" not in await pack()

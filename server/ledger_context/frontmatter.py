@@ -29,6 +29,7 @@ MAX_NESTING = 64
 
 _LEADING_BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")
 _BOUNDARY_LINE = re.compile(r"-{3,}[ \t]*$", re.MULTILINE)
+_CLOSING_LINE = re.compile(r"^-{3,}[ \t]*$", re.MULTILINE)
 _QUOTED = re.compile(r"\s*(?:'[^']*'|\"[^\"]*\"|`[^`]*`)")
 
 
@@ -86,10 +87,7 @@ def split_frontmatter(text: str) -> Split:
     content = opening.end() + 1
     if content > len(text):
         return Split(None, text, unclosed=True)
-    closing = _BOUNDARY_LINE.search(text, content)
-    # re.MULTILINE's ``$`` alone does not anchor the start: require a line start.
-    while closing is not None and closing.start() != 0 and text[closing.start() - 1] != "\n":
-        closing = _BOUNDARY_LINE.search(text, closing.end())
+    closing = _CLOSING_LINE.search(text, content)
     if closing is None:
         return Split(None, text, unclosed=True)
     frontmatter = text[content : closing.start()]
@@ -165,81 +163,91 @@ def _describe(exc: yaml.YAMLError) -> str:
 
 
 # The quick path: frontmatter made only of lines of the forms below loads, under YAML's
-# rules, to exactly the mapping these regexes read, so libyaml need not be called. Any
+# rules, to exactly the mapping these patterns read, so libyaml need not be called. Any
 # other line, a duplicate key, or anything unusual sends the text to the full loader.
-# Characters libyaml rejects or reads as line breaks, and a few it allows that we need not.
-_UNSAFE = r"\x00-\x1f\x7f-\x9f\u2028\u2029\ufdd0-\ufdef\ufeff\ufffe\uffff\ud800-\udfff"
-_PLAIN_FIRST = r"A-Za-z0-9_./(+$=~^<\u00c0-\u2027\u202a-\ud7ff\ue000-\ufdcf\U00010000-\U0010ffff"
-_PLAIN = rf"[{_PLAIN_FIRST}](?:[^{_UNSAFE}#:]|:(?! |$)|(?<! )#)*?"
+# _UNSAFE: characters libyaml rejects or reads as line breaks, tabs, and a few it allows
+# that we need not.
+_UNSAFE_HIGH = r"\x7f-\x9f\u2028\u2029\ufdd0-\ufdef\ufeff\ufffe\uffff\ud800-\udfff"
+_UNSAFE = rf"\x00-\x1f{_UNSAFE_HIGH}"
+_HAS_UNSAFE = re.compile(rf"[\x00-\x09\x0b-\x1f{_UNSAFE_HIGH}]")  # all of them but \n
+_FIRST = r"A-Za-z0-9_./(+$=~^<\u00c0-\u2027\u202a-\ud7ff\ue000-\ufdcf\U00010000-\U0010ffff"
+_SAFE = rf"[^{_UNSAFE}#:]"
+# A one-line plain scalar; trailing spaces are matched too and stripped by the caller.
+_PLAIN = rf"[{_FIRST}]{_SAFE}*+(?:(?::(?! |$)|(?<! )#){_SAFE}*+)*+"
 _SINGLE = rf"'(?:[^'{_UNSAFE}]|'')*'"
 _DOUBLE = rf'"[^"\\{_UNSAFE}]*"'
+_ITEM = rf"[{_FIRST}][^,\[\]{{}}#:{_UNSAFE}]*+"
+_FLOW = rf"\[ *(?:{_ITEM}(?: *, *{_ITEM})*)? *\]"
 _KEY = r"[A-Za-z_][A-Za-z0-9_-]*"
-_SCALAR = rf"(?:(?P<plain>{_PLAIN})|(?P<single>{_SINGLE})|(?P<double>{_DOUBLE}))"
-_TOP_LINE = re.compile(rf"(?P<key>{_KEY}):(?:[ ]+{_SCALAR})?[ ]*")
-_NESTED_LINE = re.compile(rf"(?P<indent>[ ]+)(?:(?P<key>{_KEY}):|-)[ ]+{_SCALAR}[ ]*")
-_SKIP_LINE = re.compile(rf"[ ]*|#[^{_UNSAFE}]*")
+_SCALAR = rf"(?:(?P<plain>{_PLAIN})|(?P<single>{_SINGLE})|(?P<double>{_DOUBLE})|(?P<flow>{_FLOW}))"
+_LINE = re.compile(
+    rf"^(?:(?P<key>{_KEY}):(?:[ ]+{_SCALAR})?|(?P<indent>[ ]+)(?:(?P<sub>{_KEY}):|-)[ ]+"
+    rf"(?P<value>{_PLAIN}|{_SINGLE}|{_DOUBLE})|#[^\n]*|)[ ]*$",
+    re.MULTILINE,
+)
 
 
-def _scalar(match: re.Match[str]) -> str | None:
-    plain = match.group("plain")
-    if plain is not None:
-        return plain
-    single = match.group("single")
-    if single is not None:
-        return single[1:-1].replace("''", "'")
-    double = match.group("double")
-    return None if double is None else double[1:-1]
+def _unquote(value: str) -> str:
+    """The string a quick-path scalar stands for."""
+    if value[0] == "'":
+        return value[1:-1].replace("''", "'")
+    if value[0] == '"':
+        return value[1:-1]
+    return value.rstrip(" ")
 
 
 def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
     """The mapping of a frontmatter of the simplest shapes, or ``None`` for the full loader.
 
-    Accepted lines: blank lines, ``#`` comments at column 0, ``key: scalar`` and ``key:``
-    at column 0, and under a ``key:`` an indented block of ``key: scalar`` or
-    ``- scalar`` lines at one indentation. A scalar is a one-line plain scalar or a
-    simple single- or double-quoted string (no escapes). The result equals what
-    :func:`load_mapping` returns; any duplicate key returns ``None``.
+    Accepted lines: blank lines, ``#`` comments at column 0, ``key: scalar``,
+    ``key: [a, b]`` and ``key:`` at column 0, and under a ``key:`` an indented block of
+    ``key: scalar`` or ``- scalar`` lines at one indentation. A scalar is a one-line
+    plain scalar or a simple single- or double-quoted string (no escapes). The result
+    equals what :func:`load_with_libyaml` returns; any duplicate key returns ``None``.
     """
+    if _HAS_UNSAFE.search(frontmatter) is not None:
+        return None
+    lines = _LINE.findall(frontmatter)
+    if len(lines) != frontmatter.count("\n") + 1:
+        return None  # some line is of another shape
     mapping: dict[str, Any] = {}
     block: dict[str, str] | list[str] | None = None
-    block_key = ""
+    open_key = ""
     indent = ""
-    for line in frontmatter.split("\n"):
-        if _SKIP_LINE.fullmatch(line):
-            continue
-        if line[0] == " ":
-            match = _NESTED_LINE.fullmatch(line)
-            if match is None or not block_key:
+    for key, plain, single, double, flow, line_indent, sub, value in lines:
+        if key:
+            if key in mapping:
                 return None
-            value = _scalar(match)
-            if value is None:
-                value = ""
-            key = match.group("key")
-            if block is None:
-                indent = match.group("indent")
-                block = {} if key is not None else []
-                mapping[block_key] = block
-            elif match.group("indent") != indent:
-                return None
-            if isinstance(block, dict):
-                if key is None or key in block:
-                    return None
-                block[key] = value
+            if plain:
+                mapping[key] = plain.rstrip(" ")
+            elif single or double:
+                mapping[key] = _unquote(single or double)
+            elif flow:
+                inner = flow[1:-1].strip(" ")
+                mapping[key] = [item.strip(" ") for item in inner.split(",")] if inner else []
             else:
-                if key is not None:
+                mapping[key] = ""
+                open_key, block = key, None
+                continue
+            open_key = ""
+        elif line_indent:
+            if not open_key:
+                return None
+            if block is None:
+                indent = line_indent
+                block = {} if sub else []
+                mapping[open_key] = block
+            elif line_indent != indent:
+                return None
+            value = _unquote(value)
+            if isinstance(block, dict):
+                if not sub or sub in block:
                     return None
+                block[sub] = value
+            elif sub:
+                return None
+            else:
                 block.append(value)
-            continue
-        match = _TOP_LINE.fullmatch(line)
-        if match is None:
-            return None
-        key = match.group("key")
-        if key in mapping:
-            return None
-        value = _scalar(match)
-        mapping[key] = value if value is not None else ""
-        block = None
-        block_key = key if value is None else ""
     return mapping
 
 

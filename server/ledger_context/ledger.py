@@ -31,7 +31,7 @@ from .frontmatter import (
 )
 from .markdown import first_h1, metrics_list
 from .problems import Problem, problem_sort_key
-from .walk import MAX_FILE_BYTES, FileIdentity, SourceFile, walk_ledger
+from .walk import MAX_FILE_BYTES, FileIdentity, SourceFile, Walk, walk_ledger
 
 KINDS: tuple[str, ...] = ("agents", "harness", "eval", "finding", "decision", "experiment")
 """Document kinds in group order (spec §4)."""
@@ -89,6 +89,11 @@ class Ledger:
     read: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
     bytes_read: int = 0
+    walk: Walk | None = None
+    """What the walk saw: the files with their identities, and its problems."""
+    cached: bool = False
+    """True when every file's result is in the cache, so a later walk that sees the same
+    files with the same identities would read exactly this ledger again."""
 
 
 class _NotRegularFile(OSError):
@@ -152,11 +157,11 @@ def _read_fields(
     return status, updated, slug, title, data_class
 
 
-def read_file(source: SourceFile) -> FileResult:
-    """Read, decode and parse one file (spec §2–3); never raises for a broken file."""
+def read_file(space: Path, source: SourceFile) -> FileResult:
+    """Read, decode and parse one file of ``space`` (spec §2–3); never raises for a broken file."""
     path = source.path
     try:
-        data = _read_bytes(source.fs_path)
+        data = _read_bytes(os.path.join(space, path))
     except FileNotFoundError:
         return FileResult(None, (Problem(path, "error", "file disappeared while reading; skipped"),), 0)
     except _NotRegularFile:
@@ -264,12 +269,16 @@ def read_file(source: SourceFile) -> FileResult:
 class DocumentCache:
     """Parsed files of one space, reused while each file's identity is unchanged.
 
+    Keyed by path relative to the space, so one cache serves one space only. A file whose
+    mtime or ctime is less than ``racy_ns`` nanoseconds old is not cached (tests set 0).
+
     Not thread-safe: one builder owns it. Entries for files that vanished are dropped
     on the next read.
     """
 
-    def __init__(self) -> None:
-        self._entries: dict[str, tuple[FileIdentity, str, FileResult]] = {}
+    def __init__(self, racy_ns: int = _RACY_NS) -> None:
+        self._entries: dict[str, tuple[FileIdentity, FileResult]] = {}
+        self._racy_ns = racy_ns
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -277,16 +286,18 @@ class DocumentCache:
     def get(self, source: SourceFile) -> FileResult | None:
         """The cached result for ``source`` if its identity and location are unchanged."""
         entry = self._entries.get(source.path)
-        if entry is None or entry[0] != source.identity or entry[1] != source.fs_path:
+        if entry is None or entry[0] != source.identity:
             return None
-        return entry[2]
+        return entry[1]
 
-    def put(self, source: SourceFile, result: FileResult, now_ns: int) -> None:
-        """Remember ``result`` unless the file changed too recently to trust its identity."""
-        if now_ns - source.identity[3] < _RACY_NS or now_ns - source.identity[4] < _RACY_NS:
+    def put(self, source: SourceFile, result: FileResult, now_ns: int) -> bool:
+        """Remember ``result`` unless the file changed too recently to trust its identity;
+        returns whether it was remembered."""
+        if now_ns - source.identity[3] < self._racy_ns or now_ns - source.identity[4] < self._racy_ns:
             self._entries.pop(source.path, None)
-            return
-        self._entries[source.path] = (source.identity, source.fs_path, result)
+            return False
+        self._entries[source.path] = (source.identity, result)
+        return True
 
     def keep_only(self, paths: set[str]) -> None:
         """Forget every entry whose path is not in ``paths``."""
@@ -294,25 +305,28 @@ class DocumentCache:
             del self._entries[path]
 
 
-def read_ledger(space: Path, cache: DocumentCache | None = None) -> Ledger:
+def read_ledger(space: Path, cache: DocumentCache | None = None, walk: Walk | None = None) -> Ledger:
     """Read every document of ``space``'s ledger (spec §1–3).
 
-    ``space`` is the directory holding ``.ledger``. With a ``cache``, unchanged files
-    are not read again. Returns a :class:`Ledger`; raises nothing for broken documents.
+    ``space`` is the directory holding ``.ledger``; ``walk`` is its walk if already
+    made. With a ``cache``, unchanged files are not read again. Returns a
+    :class:`Ledger`; raises nothing for broken documents.
     """
-    walk = walk_ledger(space)
+    if walk is None:
+        walk = walk_ledger(space)
     problems = list(walk.problems)
     documents: list[Document] = []
     read: Counter[str] = Counter()
     skipped: Counter[str] = Counter()
     bytes_read = 0
     now_ns = time.time_ns()
+    cached = cache is not None
     for source in walk.files:
         result = cache.get(source) if cache is not None else None
         if result is None:
-            result = read_file(source)
+            result = read_file(space, source)
             if cache is not None:
-                cache.put(source, result, now_ns)
+                cached = cache.put(source, result, now_ns) and cached
         read[source.kind] += 1
         bytes_read += result.size
         problems.extend(result.problems)
@@ -323,7 +337,7 @@ def read_ledger(space: Path, cache: DocumentCache | None = None) -> Ledger:
     if cache is not None:
         cache.keep_only({source.path for source in walk.files})
     problems.sort(key=problem_sort_key)
-    return Ledger(space, documents, problems, read, skipped, bytes_read)
+    return Ledger(space, documents, problems, read, skipped, bytes_read, walk, cached)
 
 
 def document_text(space: Path, path: str) -> str:
