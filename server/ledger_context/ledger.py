@@ -107,12 +107,13 @@ def _read_bytes(fs_path: str) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise _NotRegularFile("not a regular file")
-        chunks = []
-        total = 0
-        while True:
-            chunk = os.read(fd, max(info.st_size + 1, 65536))
-            if not chunk:
-                break
+        size = info.st_size
+        data = os.read(fd, size + 1)
+        if len(data) <= size:  # a regular file reads short only at its end
+            return data
+        chunks = [data]  # it grew since fstat: read on, bounded
+        total = len(data)
+        while chunk := os.read(fd, 65536):
             chunks.append(chunk)
             total += len(chunk)
             if total > MAX_FILE_BYTES:
