@@ -44,7 +44,7 @@ fixtures:
 
 ## inspector: drive the server with the MCP Inspector CLI (needs Node 20+; not part of CI)
 inspector: $(STAMP)
-	PATH="$(abspath $(BIN)):$$PATH" bash bench/inspector.sh
+	PATH="$(abspath $(BIN)):$$PATH" bash .ci/inspector.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
