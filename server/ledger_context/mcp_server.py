@@ -195,6 +195,15 @@ def create_server(
         space = ledgers.space(roots)
         return await anyio.to_thread.run_sync(ledgers.build, space)
 
+    async def checked_build(roots: ListRootsResult | None, detail: Any) -> ContextBuild | CallToolResult:
+        """The build for a tool call, or the error result a bad ``detail`` or no space gives."""
+        if (fault := _check_detail(detail)) is not None:
+            return _error(fault)
+        try:
+            return await build_for(roots)
+        except LedgerContextError as exc:
+            return _error(str(exc))
+
     @server.tool(
         name="get_context",
         title="Get the ledger context pack",
@@ -209,12 +218,9 @@ def create_server(
         structured_output=False,
     )
     async def get_context(roots: RootsArg, detail: DetailArg = "brief") -> CallToolResult:
-        if (fault := _check_detail(detail)) is not None:
-            return _error(fault)
-        try:
-            build = await build_for(roots)
-        except LedgerContextError as exc:
-            return _error(str(exc))
+        build = await checked_build(roots, detail)
+        if isinstance(build, CallToolResult):
+            return build
         return CallToolResult(
             content=[TextContent(type="text", text=build.pack)],
             _meta={RECEIPT_KEY: receipt(build)},
@@ -236,12 +242,9 @@ def create_server(
     async def explain_budget(
         roots: RootsArg, detail: DetailArg = "brief"
     ) -> Annotated[CallToolResult, Explanation]:
-        if (fault := _check_detail(detail)) is not None:
-            return _error(fault)
-        try:
-            build = await build_for(roots)
-        except LedgerContextError as exc:
-            return _error(str(exc))
+        build = await checked_build(roots, detail)
+        if isinstance(build, CallToolResult):
+            return build
         explanation = explain(build, detail)
         return CallToolResult(
             content=[TextContent(type="text", text=budget_text(explanation))],
