@@ -2076,3 +2076,24 @@ def test_pack_never_exceeds_the_cap_and_is_valid_utf8(files, cap):
         for document in result.ledger.documents:
             if document.kind != "experiment" and document.kind != "agents":
                 assert_clean_text(document.title)
+
+
+def test_a_100_mb_file_is_skipped_without_being_read(tmp_path):
+    space = write(tmp_path, {"findings/ok.md": "---\nstatus: current\nupdated_at: 2026-01-01\n---\n"})
+    huge = space / ".ledger" / "findings" / "huge.md"
+    with open(huge, "wb") as handle:
+        handle.truncate(100 * MiB)  # sparse: costs no disk, would cost 100 MB to read
+    result = build(space)
+    (problem,) = [p for p in result.ledger.problems if p.path.endswith("huge.md")]
+    assert problem.severity == "error" and str(100 * MiB) in problem.message
+    assert result.ledger.bytes_read < 1000
+
+
+def test_a_file_that_grows_past_the_limit_after_the_walk_is_skipped(tmp_path, monkeypatch):
+    from ledger_context import ledger as ledger_module
+
+    space = write(tmp_path, {"findings/f.md": "---\nstatus: current\n---\n"})
+    monkeypatch.setattr(ledger_module, "MAX_FILE_BYTES", 10)  # smaller than the file now
+    result = build(space)
+    (problem,) = [p for p in result.ledger.problems if p.severity == "error"]
+    assert "limit" in problem.message and problem.path.endswith("f.md")

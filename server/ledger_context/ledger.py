@@ -108,6 +108,8 @@ def _read_bytes(fs_path: str) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise _NotRegularFile("not a regular file")
         size = info.st_size
+        if size > MAX_FILE_BYTES:  # it grew since the walk: never read it whole
+            raise OverflowError(size)
         data = os.read(fd, size + 1)
         if len(data) <= size:  # a regular file reads short only at its end
             return data
