@@ -25,6 +25,7 @@ from .fields import Timestamp, parse_updated_at, slug_of, status_of, title_of
 from .frontmatter import (
     DecodeError,
     FrontmatterError,
+    Split,
     decode_text,
     load_mapping,
     split_frontmatter,
@@ -126,14 +127,14 @@ def _read_bytes(fs_path: str) -> bytes:
 
 
 def _read_fields(
-    kind: str, path: str, mapping: dict[Any, Any], body: str, problems: list[Problem]
-) -> tuple[str | None, Timestamp | None, str, str, str | None]:
+    kind: str, path: str, mapping: dict[Any, Any], problems: list[Problem]
+) -> tuple[str | None, Timestamp | None, str]:
+    """``status``, ``updated_at`` and ``slug`` (spec §3), reporting what is off."""
     status_value = mapping.get("status")
     if isinstance(status_value, (list, dict)):
         problems.append(
             Problem(path, "warning", "status is a list or mapping, so it never matches; use one word")
         )
-    status = status_of(status_value)
     updated = parse_updated_at(mapping.get("updated_at"))
     if updated is None and kind in DATED_KINDS:
         problems.append(
@@ -144,10 +145,52 @@ def _read_fields(
                 "(e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document",
             )
         )
-    file_name = path.rsplit("/", 1)[-1]
-    slug = slug_of(mapping.get("slug"), file_name)
-    title = "" if kind == "experiment" else title_of(mapping.get("title"), first_h1(body), slug)
-    data_class = declared_class(mapping.get("data_class"))
+    slug = slug_of(mapping.get("slug"), path.rsplit("/", 1)[-1])
+    return status_of(status_value), updated, slug
+
+
+def _read_source(space: Path, path: str) -> tuple[bytes | None, Problem | None]:
+    """The file's bytes, or the problem that kept them from being read."""
+    try:
+        return _read_bytes(os.path.join(space, path)), None
+    except FileNotFoundError:
+        message = "file disappeared while reading; skipped"
+    except _NotRegularFile:
+        message = "not a regular file; skipped"
+    except OverflowError:
+        message = f"file grew over the {MAX_FILE_BYTES}-byte limit while reading; skipped"
+    except OSError as exc:
+        message = f"cannot read ({exc.strerror or exc}); skipped (check permissions)"
+    return None, Problem(path, "error", message)
+
+
+def _load_frontmatter(
+    path: str, split: Split, problems: list[Problem]
+) -> tuple[dict[Any, Any] | None, Problem | None]:
+    """The frontmatter mapping, or the fault that makes it unusable (spec §2).
+
+    Duplicate keys are appended to ``problems`` as warnings with their file line.
+    """
+    if split.frontmatter is None:
+        if split.unclosed:
+            return None, Problem(path, "error", "frontmatter is not closed: add a closing --- line", 1)
+        return None, Problem(path, "error", "no YAML frontmatter: the file must start with a --- line")
+    try:
+        mapping, duplicates = load_mapping(split.frontmatter)
+    except FrontmatterError as exc:
+        line = split.first_line + exc.line - 1 if exc.line is not None else None
+        return None, Problem(path, "error", str(exc), line, exc.column)
+    for duplicate in duplicates:
+        line = split.first_line + duplicate.line - 1
+        problems.append(
+            Problem(path, "warning", "key given twice; the last value is kept", line, duplicate.column)
+        )
+    return mapping, None
+
+
+def _data_class(path: str, value: Any, problems: list[Problem]) -> str | None:
+    """The declared class (spec §7); an unknown one is reported, never quoted."""
+    data_class = declared_class(value)
     if data_class == UNKNOWN:
         problems.append(
             Problem(
@@ -157,24 +200,15 @@ def _read_fields(
                 "treated as stricter than restricted (withheld under any ceiling)",
             )
         )
-    return status, updated, slug, title, data_class
+    return data_class
 
 
 def read_file(space: Path, source: SourceFile) -> FileResult:
     """Read, decode and parse one file of ``space`` (spec §2–3); never raises for a broken file."""
     path = source.path
-    try:
-        data = _read_bytes(os.path.join(space, path))
-    except FileNotFoundError:
-        return FileResult(None, (Problem(path, "error", "file disappeared while reading; skipped"),), 0)
-    except _NotRegularFile:
-        return FileResult(None, (Problem(path, "error", "not a regular file; skipped"),), 0)
-    except OverflowError:
-        message = f"file grew over the {MAX_FILE_BYTES}-byte limit while reading; skipped"
-        return FileResult(None, (Problem(path, "error", message),), 0)
-    except OSError as exc:
-        message = f"cannot read ({exc.strerror or exc}); skipped (check permissions)"
-        return FileResult(None, (Problem(path, "error", message),), 0)
+    data, unreadable = _read_source(space, path)
+    if data is None:
+        return FileResult(None, (unreadable,) if unreadable else (), 0)
     size = len(data)
     try:
         text = decode_text(data)
@@ -184,87 +218,29 @@ def read_file(space: Path, source: SourceFile) -> FileResult:
 
     problems: list[Problem] = []
     split = split_frontmatter(text)
-    mapping: dict[Any, Any] | None = None
-    fault: Problem | None = None
-    if split.frontmatter is None:
-        reason = (
-            "frontmatter is not closed: add a closing --- line"
-            if split.unclosed
-            else "no YAML frontmatter: the file must start with a --- line"
-        )
-        fault = Problem(path, "error", reason, 1 if split.unclosed else None)
-    else:
-        try:
-            mapping, duplicates = load_mapping(split.frontmatter)
-        except FrontmatterError as exc:
-            line = split.first_line + exc.line - 1 if exc.line is not None else None
-            fault = Problem(path, "error", str(exc), line, exc.column)
-        else:
-            for duplicate in duplicates:
-                problems.append(
-                    Problem(
-                        path,
-                        "warning",
-                        "key given twice; the last value is kept",
-                        split.first_line + duplicate.line - 1,
-                        duplicate.column,
-                    )
-                )
+    mapping, fault = _load_frontmatter(path, split, problems)
 
     if source.kind == "agents":
-        # agents.md needs no frontmatter; a broken one still leaves the text included.
-        data_class = None
-        if mapping is not None:
-            data_class = declared_class(mapping.get("data_class"))
-        elif fault is not None and split.frontmatter is not None:
-            problems.append(
-                Problem(
-                    path,
-                    "warning",
-                    f"{fault.message}; included as text, declares no data class",
-                    fault.line,
-                    fault.column,
-                )
-            )
-        elif fault is not None and split.unclosed:
-            problems.append(
-                Problem(
-                    path,
-                    "warning",
-                    "frontmatter is not closed; included as text, declares no data class",
-                    1,
-                )
-            )
-        if data_class == UNKNOWN:
-            problems.append(
-                Problem(
-                    path,
-                    "warning",
-                    "data_class is not one of public, internal, confidential, "
-                    "restricted; treated as stricter than restricted (withheld under any ceiling)",
-                )
-            )
+        # agents.md needs no frontmatter; a broken one leaves the text included, unclassed.
+        if fault is not None and (split.frontmatter is not None or split.unclosed):
+            message = f"{fault.message}; included as text, declares no data class"
+            problems.append(Problem(path, "warning", message, fault.line, fault.column))
+        data_class = _data_class(path, mapping.get("data_class"), problems) if mapping is not None else None
         document = Document("agents", path, size, None, None, None, "agents", "", data_class, (), text)
         return FileResult(document, tuple(problems), size)
 
-    if fault is not None or mapping is None or split.frontmatter is None:
+    if mapping is None or split.frontmatter is None:
         assert fault is not None
-        skipped = Problem(fault.path, "error", f"{fault.message}; skipped", fault.line, fault.column)
-        return FileResult(None, (*problems, skipped), size)
+        problems.append(Problem(path, "error", f"{fault.message}; skipped", fault.line, fault.column))
+        return FileResult(None, tuple(problems), size)
 
-    status, updated, slug, title, data_class = _read_fields(source.kind, path, mapping, split.body, problems)
-    metrics = tuple(metrics_list(split.body)) if source.kind == "eval" else ()
+    kind = source.kind
+    status, updated, slug = _read_fields(kind, path, mapping, problems)
+    title = "" if kind == "experiment" else title_of(mapping.get("title"), first_h1(split.body), slug)
+    data_class = _data_class(path, mapping.get("data_class"), problems)
+    metrics = tuple(metrics_list(split.body)) if kind == "eval" else ()
     document = Document(
-        source.kind,
-        path,
-        size,
-        split.frontmatter,
-        status,
-        updated,
-        slug,
-        title,
-        data_class,
-        metrics,
+        kind, path, size, split.frontmatter, status, updated, slug, title, data_class, metrics
     )
     return FileResult(document, tuple(problems), size)
 
