@@ -134,7 +134,7 @@ DEFAULT_SPACES_DIR = BENCH_DIR / ".spaces"
 DEFAULT_RESULTS = BENCH_DIR / "RESULTS.md"
 MARKER = "bench-space.json"
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 """Bump whenever :func:`generate_space` changes what it writes: older spaces are regenerated."""
 
 ALL_SIZES = (100, 1_000, 10_000, 100_000)
@@ -252,38 +252,10 @@ _TOPICS = (
     ),
 )
 
-_AGENTS_MD = """\
----
-data_class: internal
-owner: triage-platform
----
-# Agent instructions: ticket-triage repo
-
-You work in the repository of **Triage**, the agent that reads incoming support
-tickets, routes each to a queue (billing, technical, account, shipping, abuse),
-sets a priority (P1-P4) and drafts a first reply for a human to review.
-
-## Where things live
-
-- `src/triage/`: the agent. Prompts are in `prompts/`, tools in `tools/`.
-- `evals/`: eval runners. Datasets live in `data/evals/` and are read-only.
-- `.ledger/`: this experiment ledger, one folder per kind of document.
-
-## Conventions
-
-- Python 3.11; `ruff check` and `pytest -q` must pass before a PR.
-- Never paste ticket text into the ledger, commits or logs: tickets hold
-  customer PII. Cite ticket ids (`TCK-123456`) instead.
-
-## Logging an experiment
-
-1. Add `.ledger/experiments/<YYYY-MM>/exp-NNNNNN-short-name.md`.
-2. Fill the frontmatter: title, slug, status (planned, running, done,
-   abandoned), updated_at (ISO 8601, UTC preferred), harness, eval,
-   hypothesis, owner, and `result:` with numbers only.
-3. If a result changes what we believe, write a finding; if it changes what
-   we do, propose a decision. Never edit an accepted decision: supersede it.
-"""
+# The demo ledger's agents.md: realistic, and one copy to keep.
+_AGENTS_MD = (Path(__file__).resolve().parents[1] / "ledger_fixtures/demo/.ledger/agents.md").read_text(
+    encoding="utf-8"
+)
 
 _HARNESSES = (
     ("triage-harness-v1", "Triage harness v1 (keyword rules)", "retired"),
@@ -947,46 +919,28 @@ def targets(
 
     ten = sizes.get(10_000)
     hundred = sizes.get(100_000)
-    add(
-        "10,000 experiments: cold build ÷ I/O floor",
-        "≤ 3×",
-        ten is not None,
-        lambda: (
-            f"{fmt_time(ten.cold.median)} vs {fmt_time(ten.io.median)}",
-            ten.cold.median / ten.io.median,
-            ten.cold.median <= 3 * ten.io.median,
-        ),
-    )
-    add(
-        "10,000 experiments: naive ÷ cold build",
-        "≥ 3×",
-        ten is not None,
-        lambda: (
-            f"{fmt_time(ten.naive.median)} vs {fmt_time(ten.cold.median)}",
-            ten.naive.median / ten.cold.median,
-            ten.naive.median >= 3 * ten.cold.median,
-        ),
-    )
-    add(
-        "10,000 experiments: warm build ÷ stat floor",
-        "≤ 2×",
-        ten is not None,
-        lambda: (
-            f"{fmt_time(ten.warm.median)} vs {fmt_time(ten.stat.median)}",
-            ten.warm.median / ten.stat.median,
-            ten.warm.median <= 2 * ten.stat.median,
-        ),
-    )
-    add(
-        "10,000 experiments: one file touched ÷ stat floor",
-        "≤ 3×",
-        ten is not None,
-        lambda: (
-            f"{fmt_time(ten.touched.median)} vs {fmt_time(ten.stat.median)}",
-            ten.touched.median / ten.stat.median,
-            ten.touched.median <= 3 * ten.stat.median,
-        ),
-    )
+
+    def ratio_at_10k(
+        name: str, numerator: str, denominator: str, limit: float, at_least: bool = False
+    ) -> None:
+        """A target on the ratio of two timings of the 10,000-experiment space."""
+
+        def measured() -> tuple[str, float, bool]:
+            assert ten is not None
+            top, bottom = getattr(ten, numerator).median, getattr(ten, denominator).median
+            ratio = top / bottom
+            return (
+                f"{fmt_time(top)} vs {fmt_time(bottom)}",
+                ratio,
+                ratio >= limit if at_least else ratio <= limit,
+            )
+
+        add(name, f"{'≥' if at_least else '≤'} {limit:g}×", ten is not None, measured)
+
+    ratio_at_10k("10,000 experiments: cold build ÷ I/O floor", "cold", "io", 3)
+    ratio_at_10k("10,000 experiments: naive ÷ cold build", "naive", "cold", 3, at_least=True)
+    ratio_at_10k("10,000 experiments: warm build ÷ stat floor", "warm", "stat", 2)
+    ratio_at_10k("10,000 experiments: one file touched ÷ stat floor", "touched", "stat", 3)
     small_mcp = next((m for m in mcp if m.experiments == 100), None)
     add(
         "100 experiments: get_context round trip p50",
