@@ -14,6 +14,8 @@ from typing import Any
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# Printable ASCII words separated by single spaces: what most titles and slugs are.
+_ALREADY_CLEAN = re.compile(r"[!-~]+(?: [!-~]+)*")
 _EPOCH = datetime(1970, 1, 1)
 
 
@@ -33,6 +35,8 @@ def clean_text(text: str) -> str:
     Control characters (category Cc, newlines and tabs included) become spaces, lone
     surrogates become U+FFFD, runs of whitespace become one space, the ends are stripped.
     """
+    if _ALREADY_CLEAN.fullmatch(text):
+        return text
     text = _CONTROL.sub(" ", text)
     text = _SURROGATE.sub("\ufffd", text)
     return " ".join(text.split())
@@ -48,10 +52,19 @@ def status_of(value: Any) -> str | None:
 @dataclass(frozen=True, slots=True)
 class Timestamp:
     """A parsed ``updated_at``: ``key`` is microseconds since 1970-01-01 UTC (an int, so
-    any year orders without overflow); ``iso`` is the instant in UTC as ISO 8601 with ``Z``."""
+    any year orders without overflow)."""
 
     key: int
-    iso: str
+
+    @property
+    def iso(self) -> str:
+        """The instant in UTC as ISO 8601 with ``Z``, also in year 0 or 10000."""
+        moment = _EPOCH + timedelta(microseconds=self.key % _FOUR_CENTURIES_US)
+        cycles = self.key // _FOUR_CENTURIES_US  # whole 400-year cycles since 1970
+        return f"{moment.year + 400 * cycles:04d}{moment.isoformat()[4:]}Z"
+
+
+_FOUR_CENTURIES_US = 146_097 * 86_400 * 1_000_000  # the Gregorian calendar repeats every 400 years
 
 
 def parse_updated_at(value: Any) -> Timestamp | None:
@@ -66,25 +79,11 @@ def parse_updated_at(value: Any) -> Timestamp | None:
         parsed = datetime.fromisoformat(value.strip())
     except ValueError:
         return None
-    offset = parsed.utcoffset() or timedelta(0)
-    naive = parsed.replace(tzinfo=None)
-    delta = naive - _EPOCH - offset
-    key = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-    return Timestamp(key, _utc_iso(naive, offset))
-
-
-_FOUR_CENTURIES = timedelta(days=146_097)  # the Gregorian calendar repeats every 400 years
-
-
-def _utc_iso(naive: datetime, offset: timedelta) -> str:
-    """``naive - offset`` as ISO 8601 with ``Z``, also when it falls in year 0 or 10000."""
-    shift = 0
-    if offset > timedelta(0) and naive.year == 1:
-        naive, shift = naive + _FOUR_CENTURIES, -400
-    elif offset < timedelta(0) and naive.year == 9999:
-        naive, shift = naive - _FOUR_CENTURIES, 400
-    utc = naive - offset
-    return f"{utc.year + shift:04d}{utc.isoformat()[4:]}Z"
+    delta = parsed.replace(tzinfo=None) - _EPOCH
+    offset = parsed.utcoffset()
+    if offset:
+        delta -= offset
+    return Timestamp((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds)
 
 
 def slug_of(value: Any, file_name: str) -> str:

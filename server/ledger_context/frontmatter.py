@@ -239,7 +239,7 @@ def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
                 mapping[open_key] = block
             elif line_indent != indent:
                 return None
-            value = _unquote(value)
+            value = _unquote(value) if value[0] in "'\"" else value.rstrip(" ")
             if isinstance(block, dict):
                 if not sub or sub in block:
                     return None
