@@ -202,6 +202,9 @@ class _Walker:
             if not entry.is_file(follow_symlinks=False):
                 others.append(entry)
                 continue
+            if not name.endswith(".md"):
+                _misnamed(self, f"{rel}/{name}", name)  # no stat needed: never read
+                continue
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError as exc:
@@ -209,13 +212,12 @@ class _Walker:
                 continue
             if (
                 clean_folder
-                and name.endswith(".md")
                 and st.st_size <= MAX_FILE_BYTES
                 and st.st_nlink == 1
-                and _BAD_PATH_CHAR.search(name) is None
+                and (name.isprintable() if name.isascii() else _BAD_PATH_CHAR.search(name) is None)
             ):
                 identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-                found.append(SourceFile(kind, prefix + name, identity))
+                found.append(_new_source(SourceFile, (kind, prefix + name, identity)))
             else:
                 self.consider_file(entry.path, f"{rel}/{name}", name, kind, st)
         inner = stack | {real}
@@ -224,13 +226,7 @@ class _Walker:
 
     def consider_file(self, full: str, rel: str, name: str, kind: str, st: os.stat_result) -> None:
         if not name.endswith(".md"):
-            lowered = name.lower()
-            if lowered.endswith(".md") or lowered.endswith(".markdown"):
-                self.report(
-                    rel,
-                    "warning",
-                    "ignored: only names ending in .md (lower case) are ledger documents; rename the file",
-                )
+            _misnamed(self, rel, name)
             return
         fault = path_fault(rel)
         if fault is not None:
@@ -264,6 +260,22 @@ class _Walker:
                 self.report(other.path, "info", f"same file as {group[0].path}; read once, under that path")
         files.sort(key=lambda s: s.path)
         self.result.files = files
+
+
+# tuple.__new__ builds a named tuple without the Python-level __new__: the walk makes one
+# per file, and this is the warm build's hot loop.
+_new_source = tuple.__new__
+
+
+def _misnamed(walker: _Walker, rel: str, name: str) -> None:
+    """Warn about a file that looks like a document but is not named ``*.md`` (spec §1)."""
+    lowered = name.lower()
+    if lowered.endswith(".md") or lowered.endswith(".markdown"):
+        walker.report(
+            rel,
+            "warning",
+            "ignored: only names ending in .md (lower case) are ledger documents; rename the file",
+        )
 
 
 def walk_ledger(space: Path) -> Walk:
