@@ -30,6 +30,7 @@ MAX_NESTING = 64
 _LEADING_BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")
 _BOUNDARY_LINE = re.compile(r"-{3,}[ \t]*$", re.MULTILINE)
 _CLOSING_LINE = re.compile(r"^-{3,}[ \t]*$", re.MULTILINE)
+_YAML_HINT = "fix the YAML there; quote a value that holds ': ' or starts with a special character"
 _QUOTED = re.compile(r"\s*(?:'[^']*'|\"[^\"]*\"|`[^`]*`)")
 
 
@@ -131,7 +132,7 @@ class _Loader(_BaseLoader):
         try:
             if self.depth > MAX_NESTING:
                 raise FrontmatterError(
-                    f"frontmatter is nested more than {MAX_NESTING} levels deep",
+                    f"frontmatter is nested more than {MAX_NESTING} levels deep (flatten it)",
                     node.start_mark.line + 1,
                     node.start_mark.column + 1,
                 )
@@ -283,7 +284,9 @@ def load_with_libyaml(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateK
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
-        raise FrontmatterError(f"YAML does not parse: {_describe(exc)}", line, column) from None
+        raise FrontmatterError(
+            f"YAML does not parse: {_describe(exc)} ({_YAML_HINT})", line, column
+        ) from None
     except yaml.reader.ReaderError as exc:
         line, column = _position(frontmatter, exc.position)
         raise FrontmatterError(
@@ -292,14 +295,16 @@ def load_with_libyaml(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateK
             column,
         ) from None
     except yaml.YAMLError as exc:
-        raise FrontmatterError(f"YAML does not parse: {_describe(exc)}") from None
+        raise FrontmatterError(f"YAML does not parse: {_describe(exc)} ({_YAML_HINT})") from None
     except RecursionError:
-        raise FrontmatterError("frontmatter is nested too deeply") from None
+        raise FrontmatterError("frontmatter is nested too deeply (flatten it)") from None
     finally:
         loader.dispose()
     if data is None:
         return {}, loader.duplicates
     if not isinstance(data, dict):
         shape = "a list" if isinstance(data, list) else "a single value"
-        raise FrontmatterError(f"frontmatter is {shape}, not a mapping of keys to values", 1, 1)
+        raise FrontmatterError(
+            f"frontmatter is {shape}, not a mapping of keys to values (write one key: value per line)", 1, 1
+        )
     return data, loader.duplicates

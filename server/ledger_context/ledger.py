@@ -183,7 +183,13 @@ def _load_frontmatter(
     for duplicate in duplicates:
         line = split.first_line + duplicate.line - 1
         problems.append(
-            Problem(path, "warning", "key given twice; the last value is kept", line, duplicate.column)
+            Problem(
+                path,
+                "warning",
+                "key given twice; the last value is kept (remove the other)",
+                line,
+                duplicate.column,
+            )
         )
     return mapping, None
 

@@ -114,7 +114,7 @@ class _Walker:
         try:
             st = os.stat(full)
         except OSError:
-            self.report(rel, severity, "symbolic link is dangling or loops; skipped")
+            self.report(rel, severity, "symbolic link is dangling or loops; skipped (fix or remove the link)")
             return None
         if not self.inside_root(real):
             if stat.S_ISDIR(st.st_mode):
@@ -171,7 +171,11 @@ class _Walker:
         elif stat.S_ISREG(st.st_mode):
             self.consider_file(full, rel, name, kind, st)
         elif name.endswith(".md"):
-            self.report(rel, "error", "not a regular file (a FIFO, socket or device); skipped")
+            self.report(
+                rel,
+                "error",
+                "not a regular file (a FIFO, socket or device); skipped (replace it with a file)",
+            )
 
     def enter(self, full: str, rel: str, kind: str, stack: frozenset[str]) -> None:
         real = os.path.realpath(full)
@@ -236,7 +240,8 @@ class _Walker:
             self.report(
                 rel,
                 "error",
-                f"file is {st.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit; skipped",
+                f"file is {st.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit; skipped "
+                "(keep large data out of the ledger)",
             )
             return
         if st.st_nlink > 1:
