@@ -7,11 +7,13 @@ DEMO := ledger_fixtures/demo
 
 .PHONY: demo test lint typecheck pytest bench golden fixtures inspector clean
 
+# Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@echo "Creating $(VENV) and installing ledger-context (first run only)..." >&2
+	@$(PYTHON) -m venv $(VENV) >&2
+	@$(BIN)/python -m pip install --quiet --upgrade pip >&2
+	@$(BIN)/python -m pip install --quiet -e '.[dev]' >&2
+	@touch $(STAMP)
 
 ## demo: print the demo ledger's context pack, then its size in bytes and tokens
 demo: $(STAMP)

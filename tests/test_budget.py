@@ -55,8 +55,14 @@ def test_last_block_of_groups_4_to_6_is_dropped_first() -> None:
     result = apply_budget(blocks, cap_tokens=8)  # 32 bytes: 10 + 11 + 11 fits, 43 does not
     assert [b.outcome for b in result.blocks] == ["kept", "kept", "kept", "dropped", "dropped"]
     assert result.pack == "a" * 9 + "\n\n" + "f" * 9 + "\n\n" + "d" * 9 + "\n"
-    assert result.blocks[3].reason == "over the cap by 11 bytes while the last block of groups 4-6"
-    assert result.blocks[4].reason == "over the cap by 22 bytes while the last block of groups 4-6"
+    assert (
+        result.blocks[3].reason
+        == "dropped to fit the cap: the pack was 11 bytes over it and this was the last block of groups 4-6"
+    )
+    assert (
+        result.blocks[4].reason
+        == "dropped to fit the cap: the pack was 22 bytes over it and this was the last block of groups 4-6"
+    )
     assert not result.truncated
 
 
@@ -64,7 +70,7 @@ def test_groups_1_to_3_are_never_dropped_while_a_droppable_block_remains() -> No
     blocks = [_block(1, "a" * 30 + "\n"), _block(3, "b" * 30 + "\n"), _block(4, "c\n")]
     result = apply_budget(blocks, cap_tokens=10)  # 40 bytes; 31 + 32 + 3 = 66
     assert [b.outcome for b in result.blocks] == ["kept", "truncated", "dropped"]
-    assert result.blocks[2].reason.startswith("over the cap by 26 bytes")
+    assert result.blocks[2].reason.startswith("dropped to fit the cap: the pack was 26 bytes over it")
     assert result.pack_bytes == 40
     assert result.cut_bytes == 23
 
@@ -110,7 +116,7 @@ def test_blocks_wholly_past_the_cut_are_dropped_and_a_separator_alone_counts_as_
 
 
 def test_cap_below_one_token_is_refused() -> None:
-    with pytest.raises(InvalidArgumentError, match="at least 1"):
+    with pytest.raises(InvalidArgumentError, match="from 1 to"):
         apply_budget([], cap_tokens=0)
 
 

@@ -71,7 +71,7 @@ def test_overflow_brief_names_each_dropped_block_and_why() -> None:
     for outcome in dropped:
         line = next(line for line in text.splitlines() if outcome.block.document.path in line)
         assert line.strip().startswith("dropped")
-        assert "over the cap by" in line
+        assert "dropped to fit the cap" in line
 
 
 def test_floor_brief_says_truncated_and_by_how_many_bytes() -> None:

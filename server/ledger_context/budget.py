@@ -21,6 +21,10 @@ BYTES_PER_TOKEN = 4
 DEFAULT_CAP_TOKENS = 6000
 """ADR-0028's cap, in tokens (24000 bytes)."""
 
+MAX_CAP_TOKENS = 1_000_000_000
+"""The largest cap accepted, in tokens: far above any context window, and exact as a
+JSON number in every client."""
+
 Outcome = Literal["kept", "truncated", "dropped"]
 
 
@@ -30,11 +34,15 @@ def tokens(byte_count: int) -> int:
 
 
 def check_cap_tokens(cap_tokens: int) -> int:
-    """Return ``cap_tokens`` if it is an int of at least 1; else raise
+    """Return ``cap_tokens`` if it is an int from 1 to :data:`MAX_CAP_TOKENS`; else raise
     :class:`InvalidArgumentError` (spec §6)."""
-    if isinstance(cap_tokens, bool) or not isinstance(cap_tokens, int) or cap_tokens < 1:
+    if (
+        isinstance(cap_tokens, bool)
+        or not isinstance(cap_tokens, int)
+        or not 1 <= cap_tokens <= MAX_CAP_TOKENS
+    ):
         raise InvalidArgumentError(
-            f"invalid cap {cap_tokens!r}: the cap is a whole number of tokens, at least 1"
+            f"invalid cap {cap_tokens!r}: the cap is a whole number of tokens from 1 to {MAX_CAP_TOKENS}"
         )
     return cap_tokens
 
@@ -106,7 +114,10 @@ def apply_budget(blocks: Sequence[Block], cap_tokens: int) -> Budgeted:
     drop_reasons: list[str] = []
     while total > cap_bytes and count and blocks[count - 1].group in DROPPABLE_GROUPS:
         count -= 1
-        drop_reasons.append(f"over the cap by {total - cap_bytes} bytes while the last block of groups 4-6")
+        drop_reasons.append(
+            f"dropped to fit the cap: the pack was {total - cap_bytes} bytes over it and this was "
+            "the last block of groups 4-6"
+        )
         total -= sizes[count]
     whole = b"\n".join(encoded[:count])
     cut = len(whole)

@@ -43,15 +43,17 @@ def declared_class(value: Any) -> str | None:
 def parse_ceiling(value: str | None) -> str | None:
     """Validate a ``--max-data-class`` value; returns its canonical name or ``None``.
 
-    Case and surrounding spaces are ignored. Raises :class:`InvalidArgumentError`
-    naming the allowed values.
+    ``None`` means no ceiling. Case and surrounding spaces are ignored. An empty value is
+    refused, not read as "no ceiling": a ceiling must never be lost to a blank in a client
+    config (fail closed). Raises :class:`InvalidArgumentError` naming the allowed values.
     """
-    if value is None or value.strip() == "":
+    if value is None:
         return None
     name = value.strip().casefold()
     if name not in CLASSES:
         raise InvalidArgumentError(
-            f"invalid data-class ceiling {value!r}; allowed values: {', '.join(CLASSES)}"
+            f"invalid data-class ceiling {value[:40]!r}; allowed values: {', '.join(CLASSES)} "
+            "(leave the option out for no ceiling)"
         )
     return name
 

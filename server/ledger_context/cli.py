@@ -14,23 +14,23 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .budget import DEFAULT_CAP_TOKENS
+from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
 from .classify import CLASSES, parse_ceiling
 from .context import ContextBuild, ContextBuilder
 from .errors import InvalidArgumentError, LedgerContextError
-from .space import find_space, space_from_environment
+from .space import display_path, find_space, space_from_environment
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
 CAP_ENV = "LEDGER_CAP_TOKENS"
 
 
 def _cap_tokens(value: str) -> int:
-    try:
-        cap = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of tokens") from None
-    if cap < 1:
-        raise argparse.ArgumentTypeError("the cap must be at least 1 token")
+    text = value.strip()
+    if not text.isascii() or not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a whole number of tokens (digits 0-9)")
+    cap = int(text)
+    if not 1 <= cap <= MAX_CAP_TOKENS:
+        raise argparse.ArgumentTypeError(f"the cap must be from 1 to {MAX_CAP_TOKENS} tokens")
     return cap
 
 
@@ -114,7 +114,7 @@ def _options(args: argparse.Namespace) -> tuple[int, str | None]:
             raise InvalidArgumentError(f"{CAP_ENV}: {exc}") from None
     ceiling = getattr(args, "max_data_class", None)
     if ceiling is None:
-        ceiling = os.environ.get(CEILING_ENV) or None
+        ceiling = os.environ.get(CEILING_ENV)  # set but empty is refused, like the flag
     return cap, parse_ceiling(ceiling)
 
 
@@ -125,7 +125,9 @@ def _build(args: argparse.Namespace) -> ContextBuild:
 
 
 def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8"))
+    if sys.stdout is None:  # started with stdout closed
+        raise LedgerContextError("standard output is closed; nothing can be written")
+    sys.stdout.buffer.write(text.encode("utf-8", "backslashreplace"))
     sys.stdout.buffer.flush()
 
 
@@ -176,7 +178,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         import json
 
         data = {
-            "space": str(space),
+            "space": display_path(space),
             "exit_status": report.exit_status,
             "problems": [
                 {
@@ -191,7 +193,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         }
         _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        _write(f"Checked {space}\n" + problems_text(report.problems))
+        _write(f"Checked {display_path(space)}\n" + problems_text(report.problems))
     return report.exit_status
 
 
@@ -210,6 +212,9 @@ _COMMANDS = {"pack": _cmd_pack, "explain": _cmd_explain, "check": _cmd_check, "s
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    reconfigure = getattr(sys.stderr, "reconfigure", None)
+    if reconfigure is not None:  # a message must never fail on a console's encoding
+        reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args)

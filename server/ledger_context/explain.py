@@ -22,6 +22,7 @@ from .frontmatter import LIBYAML
 from .ledger import KINDS
 from .pack import GROUPS
 from .problems import SEVERITIES, Severity
+from .space import display_path
 
 Detail = Literal["brief", "full"]
 DETAILS: tuple[str, ...] = ("brief", "full")
@@ -224,7 +225,7 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
     severity_counts = Counter(p.severity for p in ledger.problems)
     candidates = len(budgeted.blocks)
     return Explanation(
-        space=str(ledger.space),
+        space=display_path(ledger.space),
         detail=detail,
         yaml_loader="libyaml" if LIBYAML else "python",
         rule=Rule(

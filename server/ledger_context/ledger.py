@@ -103,7 +103,7 @@ class _NotRegularFile(OSError):
 
 def _read_bytes(fs_path: str) -> bytes:
     """Read a regular file of at most :data:`MAX_FILE_BYTES` bytes without blocking on FIFOs."""
-    fd = os.open(fs_path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(fs_path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -251,6 +251,16 @@ def read_file(space: Path, source: SourceFile) -> FileResult:
     return FileResult(document, tuple(problems), size)
 
 
+def _read_file_safely(space: Path, source: SourceFile) -> FileResult:
+    """:func:`read_file`, with any fault it did not foresee turned into a skip: one file
+    never takes the pack down."""
+    try:
+        return read_file(space, source)
+    except Exception as exc:  # the one place that must catch everything
+        message = f"unexpected failure while reading ({type(exc).__name__}); skipped"
+        return FileResult(None, (Problem(source.path, "error", message),), 0)
+
+
 class DocumentCache:
     """Parsed files of one space, reused while each file's identity is unchanged.
 
@@ -309,7 +319,7 @@ def read_ledger(space: Path, cache: DocumentCache | None = None, walk: Walk | No
     for source in walk.files:
         result = cache.get(source) if cache is not None else None
         if result is None:
-            result = read_file(space, source)
+            result = _read_file_safely(space, source)
             if cache is not None:
                 cached = cache.put(source, result, now_ns) and cached
         read[source.kind] += 1

@@ -12,7 +12,8 @@ import sys
 import threading
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import quote, unquote, urlparse
+from urllib.parse import quote, urlparse
+from urllib.request import url2pathname
 
 import anyio
 import anyio.to_thread
@@ -27,9 +28,10 @@ from .budget import DEFAULT_CAP_TOKENS
 from .context import ContextBuild, ContextBuilder
 from .errors import LedgerContextError
 from .explain import DETAILS, Explanation, explain
+from .fields import clean_text
 from .ledger import document_text
 from .readout import budget_text
-from .space import find_space, holds_ledger
+from .space import display_path, find_space, holds_ledger
 
 logger = logging.getLogger("ledger_context")
 
@@ -40,11 +42,11 @@ PACK_URI = "ledger://pack"
 DOCUMENT_TEMPLATE = "ledger://document/{+path}"
 DOCUMENT_PREFIX = "ledger://document/"
 
-INSTRUCTIONS = """\
+_INSTRUCTIONS = """\
 ledger-context serves this repository's experiment ledger (.ledger/: agents.md, harnesses, \
 evals, findings, decisions, experiments).
 - At the start of every task, call get_context once: it returns the context pack, a \
-deterministic digest of the ledger capped at 6000 tokens (1 token = 4 UTF-8 bytes) — \
+deterministic digest of the ledger capped at {cap_tokens} tokens (1 token = 4 UTF-8 bytes) — \
 agents.md, active harnesses and evals, current findings, accepted decisions and the 10 \
 latest experiments, as title lines and frontmatter.
 - If something you expected seems missing, call explain_budget: it lists every block \
@@ -77,25 +79,32 @@ class _Ledgers:
         self._lock = threading.Lock()
         self._logged: Path | None = None
         self.last_space: Path | None = None
+        self.from_roots: Path | None = None
 
     def space(self, roots: ListRootsResult | None) -> Path:
         """The space: --space/LEDGER_SPACE, else the first client root holding .ledger,
-        else the upward search from the working directory. Raises SpaceNotFoundError."""
+        else the upward search from the working directory. Raises SpaceNotFoundError.
+
+        ``roots`` is ``None`` where the SDK cannot ask the client (resources, the prompt):
+        those then use the space the client's roots chose last, so every reader of one
+        session serves the same ledger once a tool has been called.
+        """
         space: Path | None = None
         if self.explicit_space is not None:
             space = find_space(self.explicit_space)
+        elif roots is None:
+            space = self.from_roots
         else:
-            for root in roots.roots if roots is not None else []:
-                parsed = urlparse(str(root.uri))
-                if parsed.scheme == "file":
-                    candidate = Path(unquote(parsed.path))
-                    if holds_ledger(candidate):
-                        space = candidate
-                        break
-            if space is None:
-                space = find_space(None)
+            self.from_roots = None
+            for root in roots.roots:
+                candidate = _root_path(str(root.uri))
+                if candidate is not None and holds_ledger(candidate):
+                    space = self.from_roots = candidate
+                    break
+        if space is None:
+            space = find_space(None)
         if space != self._logged:
-            logger.info("ledger-context: using the space %s", space)
+            logger.info("ledger-context: using the space %s", display_path(space))
             self._logged = space
         self.last_space = space
         return space
@@ -110,6 +119,14 @@ class _Ledgers:
             return builder.build()
 
 
+def _root_path(uri: str) -> Path | None:
+    """The local directory of a ``file:`` root URI (``None`` for any other scheme)."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return Path(url2pathname(parsed.path))
+
+
 def _error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
@@ -117,7 +134,10 @@ def _error(message: str) -> CallToolResult:
 def _check_detail(detail: Any) -> str | None:
     if isinstance(detail, str) and detail in DETAILS:
         return None
-    return f"invalid detail {detail!r}: allowed values are 'brief' and 'full'"
+    shown = repr(detail)  # ASCII-safe for odd strings; cut so a huge value is not echoed
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return f"invalid detail {shown}: allowed values are 'brief' and 'full'"
 
 
 def receipt(build: ContextBuild) -> dict[str, Any]:
@@ -188,7 +208,8 @@ def create_server(
     """
     ledgers = _Ledgers(explicit_space, cap_tokens, max_data_class)
     ContextBuilder(Path("."), cap_tokens, max_data_class, cache=False)  # validates both now
-    server = LedgerServer(name="ledger-context", version=__version__, instructions=INSTRUCTIONS)
+    instructions = _INSTRUCTIONS.format(cap_tokens=cap_tokens)
+    server = LedgerServer(name="ledger-context", version=__version__, instructions=instructions)
     server.ledgers = ledgers
 
     async def build_for(roots: ListRootsResult | None) -> ContextBuild:
@@ -203,6 +224,9 @@ def create_server(
             return await build_for(roots)
         except LedgerContextError as exc:
             return _error(str(exc))
+        except Exception as exc:  # say what failed, not a bare "Error executing tool"
+            logger.exception("building the pack failed")
+            return _error(f"building the pack failed ({type(exc).__name__}); the server log has the details")
 
     @server.tool(
         name="get_context",
@@ -306,7 +330,7 @@ def create_server(
         except LedgerContextError as exc:
             pack = f"(no context pack: {exc})"
         return (
-            f"Task: {' '.join(task.split())}\n\n"
+            f"Task: {clean_text(task)}\n\n"
             "Below is the context pack of this repository's experiment ledger: agents.md, "
             "active harnesses and evals, current findings, accepted decisions and the latest "
             "experiments. Follow agents.md, respect accepted decisions, build on current "

@@ -21,6 +21,14 @@ _HOW_TO_POINT = (
 )
 
 
+def display_path(path: str | os.PathLike[str]) -> str:
+    r"""``path`` as clean text for messages and readouts: bytes that are not valid UTF-8
+    and control characters are written as ``\xNN`` / ``\uNNNN`` escapes."""
+    from .walk import printable_path
+
+    return printable_path(os.fspath(path))
+
+
 def holds_ledger(directory: Path) -> bool:
     """True if ``directory/.ledger`` is a directory (a symbolic link to one counts)."""
     return (directory / LEDGER_DIR).is_dir()
@@ -51,14 +59,19 @@ def find_space(explicit: str | os.PathLike[str] | None = None, start: Path | Non
             reason = "holds a .ledger that is not a directory"
         else:
             reason = "holds no .ledger directory"
-        raise SpaceNotFoundError(f"The space {path} {reason}. {_HOW_TO_POINT}")
+        raise SpaceNotFoundError(f"The space {display_path(path)} {reason}. {_HOW_TO_POINT}")
 
-    origin = Path(os.path.abspath(start if start is not None else Path.cwd()))
+    try:
+        origin = Path(os.path.abspath(start if start is not None else Path.cwd()))
+    except OSError:
+        raise SpaceNotFoundError(
+            f"The working directory no longer exists, so no .ledger can be found. {_HOW_TO_POINT}"
+        ) from None
     for directory in (origin, *origin.parents):
         if holds_ledger(directory):
             return directory
     raise SpaceNotFoundError(
-        f"No .ledger directory found in {origin} or any directory above it. {_HOW_TO_POINT}"
+        f"No .ledger directory found in {display_path(origin)} or any directory above it. {_HOW_TO_POINT}"
     )
 
 

@@ -29,7 +29,7 @@ KIND_FOLDERS: dict[str, str] = {
 }
 """Kind folder name → document kind (spec §1)."""
 
-MAX_DIRECTORY_VISITS = 100_000
+MAX_DIRECTORY_VISITS = 10_000
 """Bound on directories entered, so links that multiply paths cannot make a walk endless."""
 
 _BAD_PATH_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
@@ -97,6 +97,7 @@ class _Walker:
         self.found: list[SourceFile] = []
         self.visits = 0
         self.may_repeat = False
+        self.pending: list[tuple[str, str, str, frozenset[str]]] = []
 
     def report(self, path: str, severity: Severity, message: str) -> None:
         self.result.problems.append(Problem(printable_path(path), severity, message))
@@ -108,10 +109,10 @@ class _Walker:
         """Follow a symbolic link if spec §1 allows it; ``None`` when it is skipped."""
         if not stat.S_ISLNK(lst.st_mode):
             return lst
-        real = os.path.realpath(full)
         # A skipped link that stands for documents is an error: something is missing.
         severity: Severity = "error" if rel.lower().endswith(".md") else "warning"
         try:
+            real = os.path.realpath(full)
             st = os.stat(full)
         except OSError:
             self.report(rel, severity, "symbolic link is dangling or loops; skipped (fix or remove the link)")
@@ -141,6 +142,9 @@ class _Walker:
             rel = f"{LEDGER_DIR}/{name}"
             if name == AGENTS_FILE or name in KIND_FOLDERS:
                 self.visit(entry.path, rel, name, KIND_FOLDERS.get(name, "agents"), frozenset())
+                # Folders are walked from a list, not by recursion: any depth is fine.
+                while self.pending:
+                    self.enter(*self.pending.pop())
             else:
                 self.report(
                     rel,
@@ -165,7 +169,7 @@ class _Walker:
             if kind == "agents":
                 self.report(rel, "warning", "agents.md is a directory, not a file; ignored")
                 return
-            self.enter(full, rel, kind, stack)
+            self.pending.append((full, rel, kind, stack))
         elif top_level and kind != "agents":
             self.report(rel, "warning", f"{name} should be a folder; ignored")
         elif stat.S_ISREG(st.st_mode):
@@ -178,7 +182,11 @@ class _Walker:
             )
 
     def enter(self, full: str, rel: str, kind: str, stack: frozenset[str]) -> None:
-        real = os.path.realpath(full)
+        try:
+            real = os.path.realpath(full)
+        except OSError as exc:
+            self.report(rel, "error", f"cannot read the folder ({exc.strerror}); skipped")
+            return
         if real in stack:
             self.report(rel, "warning", "symbolic link loop (a folder that contains itself); skipped")
             return
@@ -223,9 +231,11 @@ class _Walker:
                 identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
                 found.append(_new_source(SourceFile, (kind, prefix + name, identity)))
             else:
+                if st.st_ino == 0:  # Windows: DirEntry.stat() has no inode, os.stat() has
+                    st = os.stat(entry.path)
                 self.consider_file(entry.path, f"{rel}/{name}", name, kind, st)
         inner = stack | {real}
-        for entry in sorted(others, key=lambda e: e.name):
+        for entry in sorted(others, key=lambda e: e.name, reverse=True):
             self.visit(entry.path, f"{rel}/{entry.name}", entry.name, kind, inner)
 
     def consider_file(self, full: str, rel: str, name: str, kind: str, st: os.stat_result) -> None:
@@ -261,8 +271,17 @@ class _Walker:
         for group in by_file.values():
             group.sort(key=lambda s: s.path)
             files.append(group[0])
+            first = group[0]
             for other in group[1:]:
-                self.report(other.path, "info", f"same file as {group[0].path}; read once, under that path")
+                if other.kind == first.kind:
+                    self.report(other.path, "info", f"same file as {first.path}; read once, under that path")
+                else:
+                    self.report(
+                        other.path,
+                        "warning",
+                        f"same file as {first.path}, read once there as a {first.kind}, not as a "
+                        f"{other.kind} (remove the link, or copy the file)",
+                    )
         files.sort(key=lambda s: s.path)
         self.result.files = files
 
