@@ -105,7 +105,8 @@ def test_check_json_lists_problems(ledger: Ledger, capsys: pytest.CaptureFixture
             "severity": "error",
             "line": 3,
             "column": 1,
-            "message": "YAML does not parse: did not find expected node content (fix the YAML there; "
+            "message": "YAML does not parse: while parsing a flow node, did not find expected node content "
+            "(fix the YAML there; "
             "quote a value that holds ': ' or starts with a special character); skipped",
         }
     ]

@@ -157,10 +157,25 @@ class _Loader(_BaseLoader):
         return mapping
 
 
+def _unquote_document(text: str) -> str:
+    """``text`` without what it quotes from the document; quoted YAML punctuation such as
+    ``','`` or ``']'`` stays, since it names the syntax, not the content."""
+
+    def keep_syntax(match: re.Match[str]) -> str:
+        quoted = match.group().strip()
+        inner = quoted[1:-1]
+        if 0 < len(inner) <= 2 and not any(c.isalnum() for c in inner):
+            return " " + quoted
+        return ""
+
+    return " ".join(_QUOTED.sub(keep_syntax, text).split())
+
+
 def _describe(exc: yaml.YAMLError) -> str:
-    """PyYAML's problem text without anything it quotes from the document."""
-    problem = getattr(exc, "problem", None) or type(exc).__name__
-    return _QUOTED.sub("", str(problem)).strip()
+    """PyYAML's description of the fault, without anything it quotes from the document."""
+    problem = _unquote_document(str(getattr(exc, "problem", None) or type(exc).__name__))
+    context = _unquote_document(str(getattr(exc, "context", None) or ""))
+    return f"{context}, {problem}" if context else problem
 
 
 # The quick path: frontmatter made only of lines of the forms below loads, under YAML's
