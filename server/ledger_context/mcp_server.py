@@ -78,7 +78,6 @@ class _Ledgers:
         self._builders: dict[Path, ContextBuilder] = {}
         self._lock = threading.Lock()
         self._logged: Path | None = None
-        self.last_space: Path | None = None
         self.from_roots: Path | None = None
 
     def space(self, roots: ListRootsResult | None) -> Path:
@@ -106,7 +105,6 @@ class _Ledgers:
         if space != self._logged:
             logger.info("ledger-context: using the space %s", display_path(space))
             self._logged = space
-        self.last_space = space
         return space
 
     def build(self, space: Path) -> ContextBuild:
@@ -164,7 +162,7 @@ class LedgerServer(MCPServer):
         pack, not by the ledger's size)."""
         listed = await super().list_resources()
         try:
-            space = self.ledgers.last_space or self.ledgers.space(None)
+            space = self.ledgers.space(None)
             build = await anyio.to_thread.run_sync(self.ledgers.build, space)
         except LedgerContextError:
             return listed
