@@ -515,15 +515,9 @@ def list_documents(space: Path) -> list[str]:
 def io_floor(space: Path) -> int:
     """Walk ``.ledger`` with ``os.scandir`` and read every ``.md`` file; returns the bytes read."""
     total = 0
-    stack = [os.path.join(space, ".ledger")]
-    while stack:
-        with os.scandir(stack.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.name.endswith(".md"):
-                    with open(entry.path, "rb") as handle:
-                        total += len(handle.read())
+    for path in list_documents(space):
+        with open(path, "rb") as handle:
+            total += len(handle.read())
     return total
 
 
