@@ -121,7 +121,7 @@ def test_check_warns_about_a_future_updated_at(ledger: Ledger, capsys: pytest.Ca
 def test_pack_notes_skipped_documents_on_stderr(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
     space = ledger({"findings/f.md": "nothing\n"})
     assert main(["pack", "--space", str(space)]) == 0
-    assert "1 document(s) skipped" in capsys.readouterr().err
+    assert "1 file(s) or folder(s) skipped" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("command", [[], ["pack"], ["explain"], ["check"], ["serve"]])

@@ -74,7 +74,7 @@ def test_a_link_that_moves_a_document_to_another_kind_is_a_warning(tmp_path: Pat
     assert [d.kind for d in build.ledger.documents] == ["decision"]  # spec §1: first path wins
     (problem,) = build.ledger.problems
     assert problem.severity == "warning" and problem.path == ".ledger/findings/f1.md"
-    assert "read once there as a decision, not as a finding" in problem.message
+    assert "read once there with the decisions, not with the findings" in problem.message
 
 
 def test_a_link_that_vanishes_during_the_walk_is_reported_not_raised(
@@ -121,7 +121,10 @@ def test_links_that_multiply_paths_are_bounded(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setattr(walk_module, "MAX_DIRECTORY_VISITS", 300)
     build = build_context(space)
     assert build.pack == "---\nupdated_at: 2026-01-01\n---\n"
-    assert any("too many folders" in p.message and p.severity == "error" for p in build.ledger.problems)
+    assert any(
+        "more than 300 folders below .ledger/experiments/" in p.message and p.severity == "error"
+        for p in build.ledger.problems
+    )
 
 
 def test_a_deleted_working_directory_is_a_clear_error(
@@ -173,3 +176,57 @@ def test_pack_with_stdout_closed_says_so() -> None:
     )
     assert result.returncode == 2
     assert b"Error: standard output is closed" in result.stderr and b"Traceback" not in result.stderr
+
+
+def test_many_folders_under_one_kind_do_not_starve_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    space = write_ledger(
+        tmp_path / "s",
+        {
+            "harnesses/h.md": doc(status="active"),
+            "findings/f.md": doc(status="current", updated_at="2026-01-01"),
+        },
+    )
+    for index in range(60):
+        (space / ".ledger/experiments/runs" / f"{index:02}").mkdir(parents=True)
+    monkeypatch.setattr(walk_module, "MAX_DIRECTORY_VISITS", 50)
+    build = build_context(space)
+    assert [d.kind for d in build.ledger.documents] == ["finding", "harness"]
+    assert "## Harness: h" in build.pack and "## Finding: f" in build.pack
+
+
+def test_documents_the_walk_skips_are_counted_as_read_and_skipped(tmp_path: Path) -> None:
+    space = write_ledger(
+        tmp_path / "s", {"decisions/ok.md": doc(status="accepted"), "decisions/bad.md": b"\xff"}
+    )
+    os.mkfifo(space / ".ledger/decisions/fifo.md")
+    (space / ".ledger/decisions/tab\there.md").write_text(doc(status="accepted"), encoding="utf-8")
+    with open(space / ".ledger/decisions/huge.md", "wb") as handle:
+        handle.truncate(11 * 1024 * 1024)
+    build = build_context(space)
+    decisions = next(k for k in explain(build).kinds if k.kind == "decision")
+    assert (decisions.read, decisions.skipped, decisions.selected) == (5, 4, 1)
+    errors = [p for p in build.ledger.problems if p.severity == "error"]
+    assert len(errors) == 4
+
+
+def test_a_full_disk_is_a_clear_error() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "ledger_context", "pack", "--space", str(FIXTURES / "demo")],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            check=False,
+            timeout=60,
+        )
+    assert result.returncode == 2
+    assert b"Error: cannot write the output (No space left on device)" in result.stderr
+    assert b"Traceback" not in result.stderr
+
+
+def test_an_empty_cap_from_the_environment_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEDGER_CAP_TOKENS", "")
+    assert main(["pack", "--space", str(FIXTURES / "demo")]) == 2

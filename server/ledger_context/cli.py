@@ -107,9 +107,9 @@ def _parser() -> argparse.ArgumentParser:
 def _options(args: argparse.Namespace) -> tuple[int, str | None]:
     cap = getattr(args, "cap_tokens", None)
     if cap is None:
-        raw = os.environ.get(CAP_ENV, "").strip()
+        raw = os.environ.get(CAP_ENV)  # set but empty is refused, like the flag
         try:
-            cap = _cap_tokens(raw) if raw else DEFAULT_CAP_TOKENS
+            cap = _cap_tokens(raw) if raw is not None else DEFAULT_CAP_TOKENS
         except argparse.ArgumentTypeError as exc:
             raise InvalidArgumentError(f"{CAP_ENV}: {exc}") from None
     ceiling = getattr(args, "max_data_class", None)
@@ -132,10 +132,10 @@ def _write(text: str) -> None:
 
 
 def _skipped_note(build: ContextBuild) -> None:
-    skipped = sum(build.ledger.skipped.values())
-    if skipped:
+    errors = sum(1 for p in build.ledger.problems if p.severity == "error")
+    if errors:
         print(
-            f"ledger-context: {skipped} document(s) skipped; run 'ledger-context check' for details",
+            f"ledger-context: {errors} file(s) or folder(s) skipped; run 'ledger-context check' for details",
             file=sys.stderr,
         )
 
@@ -226,6 +226,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+    except OSError as exc:  # e.g. a full disk under `> file`
+        print(f"Error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

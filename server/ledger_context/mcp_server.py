@@ -364,7 +364,7 @@ def serve(
     logger.info(
         "ledger-context %s serving over stdio (space: %s, cap %d tokens, ceiling %s)",
         __version__,
-        explicit_space or "chosen per request",
+        display_path(explicit_space) if explicit_space else "chosen per request",
         cap_tokens,
         max_data_class or "none",
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -29,8 +30,11 @@ KIND_FOLDERS: dict[str, str] = {
 }
 """Kind folder name → document kind (spec §1)."""
 
+_GROUP_OF = {kind: folder for folder, kind in KIND_FOLDERS.items()} | {"agents": "agents.md"}
+
 MAX_DIRECTORY_VISITS = 10_000
-"""Bound on directories entered, so links that multiply paths cannot make a walk endless."""
+"""Bound on folders entered below each kind folder, so links that multiply paths cannot
+make a walk endless (and one kind folder cannot use up another's)."""
 
 _BAD_PATH_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
@@ -57,6 +61,9 @@ class Walk:
 
     files: list[SourceFile] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
+    """Documents (``*.md``) skipped by the walk itself, per kind: bad names, size, links,
+    non-regular files. They count as read and skipped in the explanation."""
 
 
 def printable_path(path: str) -> str:
@@ -99,13 +106,16 @@ class _Walker:
         self.may_repeat = False
         self.pending: list[tuple[str, str, str, frozenset[str]]] = []
 
-    def report(self, path: str, severity: Severity, message: str) -> None:
+    def report(self, path: str, severity: Severity, message: str, kind: str | None = None) -> None:
+        """Record a problem; an error about a document of ``kind`` counts it as skipped."""
         self.result.problems.append(Problem(printable_path(path), severity, message))
+        if kind is not None and severity == "error" and path.endswith(".md"):
+            self.result.skipped[kind] += 1
 
     def inside_root(self, real: str) -> bool:
         return real == self.root_real or real.startswith(self.root_real + os.sep)
 
-    def resolve(self, full: str, rel: str, lst: os.stat_result) -> os.stat_result | None:
+    def resolve(self, full: str, rel: str, lst: os.stat_result, kind: str) -> os.stat_result | None:
         """Follow a symbolic link if spec §1 allows it; ``None`` when it is skipped."""
         if not stat.S_ISLNK(lst.st_mode):
             return lst
@@ -115,7 +125,9 @@ class _Walker:
             real = os.path.realpath(full)
             st = os.stat(full)
         except OSError:
-            self.report(rel, severity, "symbolic link is dangling or loops; skipped (fix or remove the link)")
+            self.report(
+                rel, severity, "symbolic link is dangling or loops; skipped (fix or remove the link)", kind
+            )
             return None
         if not self.inside_root(real):
             if stat.S_ISDIR(st.st_mode):
@@ -124,6 +136,7 @@ class _Walker:
                 rel,
                 severity,
                 "symbolic link points outside the ledger; skipped (move the target into .ledger/ or copy it)",
+                kind,
             )
             return None
         self.may_repeat = True
@@ -141,6 +154,7 @@ class _Walker:
                 continue
             rel = f"{LEDGER_DIR}/{name}"
             if name == AGENTS_FILE or name in KIND_FOLDERS:
+                self.visits = 0  # each kind folder has its own budget: one cannot starve another
                 self.visit(entry.path, rel, name, KIND_FOLDERS.get(name, "agents"), frozenset())
                 # Folders are walked from a list, not by recursion: any depth is fine.
                 while self.pending:
@@ -159,9 +173,9 @@ class _Walker:
         try:
             lst = os.lstat(full)
         except OSError as exc:
-            self.report(rel, "error", f"cannot read ({exc.strerror}); skipped")
+            self.report(rel, "error", f"cannot read ({exc.strerror}); skipped", kind)
             return
-        st = self.resolve(full, rel, lst)
+        st = self.resolve(full, rel, lst, kind)
         if st is None:
             return
         top_level = rel.count("/") == 1
@@ -179,6 +193,7 @@ class _Walker:
                 rel,
                 "error",
                 "not a regular file (a FIFO, socket or device); skipped (replace it with a file)",
+                kind,
             )
 
     def enter(self, full: str, rel: str, kind: str, stack: frozenset[str]) -> None:
@@ -193,7 +208,13 @@ class _Walker:
         self.visits += 1
         if self.visits > MAX_DIRECTORY_VISITS:
             if self.visits == MAX_DIRECTORY_VISITS + 1:
-                self.report(rel, "error", "too many folders (links multiply paths); walk stopped")
+                top = "/".join(rel.split("/")[:2])
+                self.report(
+                    rel,
+                    "error",
+                    f"more than {MAX_DIRECTORY_VISITS} folders below {top}/ (or links that multiply "
+                    "paths); the rest of that folder was not read",
+                )
             return
         try:
             entries = list(os.scandir(full))
@@ -220,7 +241,7 @@ class _Walker:
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError as exc:
-                self.report(f"{rel}/{name}", "error", f"cannot read ({exc.strerror}); skipped")
+                self.report(f"{rel}/{name}", "error", f"cannot read ({exc.strerror}); skipped", kind)
                 continue
             if (
                 clean_folder
@@ -244,7 +265,7 @@ class _Walker:
             return
         fault = path_fault(rel)
         if fault is not None:
-            self.report(rel, "error", f"{fault}; skipped (rename the file)")
+            self.report(rel, "error", f"{fault}; skipped (rename the file)", kind)
             return
         if st.st_size > MAX_FILE_BYTES:
             self.report(
@@ -252,6 +273,7 @@ class _Walker:
                 "error",
                 f"file is {st.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit; skipped "
                 "(keep large data out of the ledger)",
+                kind,
             )
             return
         if st.st_nlink > 1:
@@ -279,8 +301,8 @@ class _Walker:
                     self.report(
                         other.path,
                         "warning",
-                        f"same file as {first.path}, read once there as a {first.kind}, not as a "
-                        f"{other.kind} (remove the link, or copy the file)",
+                        f"same file as {first.path}, read once there with the {_GROUP_OF[first.kind]}, "
+                        f"not with the {_GROUP_OF[other.kind]} (remove the link, or copy the file)",
                     )
         files.sort(key=lambda s: s.path)
         self.result.files = files
