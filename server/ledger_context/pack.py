@@ -11,32 +11,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .classify import is_withheld
+from .kinds import KIND, KIND_TABLE
 from .ledger import Document
 
-GROUPS: tuple[tuple[int, str, str], ...] = (
-    (1, "agents", "agents"),
-    (2, "harnesses", "harness"),
-    (3, "evals", "eval"),
-    (4, "findings", "finding"),
-    (5, "decisions", "decision"),
-    (6, "experiments", "experiment"),
-)
+GROUPS: tuple[tuple[int, str, str], ...] = tuple((k.group, k.group_name, k.name) for k in KIND_TABLE)
 """(group number, group name, document kind), in pack order (spec §4)."""
 
-GROUP_OF_KIND: dict[str, int] = {kind: number for number, _, kind in GROUPS}
-DROPPABLE_GROUPS = frozenset({4, 5, 6})
+GROUP_OF_KIND: dict[str, int] = {k.name: k.group for k in KIND_TABLE}
+DROPPABLE_GROUPS = frozenset(k.group for k in KIND_TABLE if k.droppable)
 """Groups whose blocks the budget may drop (spec §6)."""
-
-EXPERIMENTS_IN_PACK = 10
-"""How many experiments group 6 takes (spec §4)."""
-
-_SELECTING_STATUS = {
-    "harness": "active",
-    "eval": "active",
-    "finding": "current",
-    "decision": "accepted",
-}
-_LABEL = {"harness": "Harness", "eval": "Eval", "finding": "Finding", "decision": "Decision"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +70,7 @@ def render(document: Document) -> str:
     frontmatter = fenced(document.frontmatter or "")
     if kind == "experiment":
         return frontmatter
-    head = f"## {_LABEL[kind]}: {document.title} ({document.path})\n"
+    head = f"## {KIND[kind].label}: {document.title} ({document.path})\n"
     if document.metrics:
         return head + frontmatter + "Metrics:\n" + "".join(line + "\n" for line in document.metrics)
     return head + frontmatter
@@ -100,23 +83,28 @@ def select(documents: Iterable[Document], ceiling: str | None) -> Selection:
     (or of unknown class) are withheld first, as if they did not exist.
     """
     withheld: list[Document] = []
-    by_kind: dict[str, list[Document]] = {kind: [] for _, _, kind in GROUPS}
+    by_kind: dict[str, list[Document]] = {kind.name: [] for kind in KIND_TABLE}
     for document in documents:
         if is_withheld(document.data_class, ceiling):
             withheld.append(document)
             continue
-        kind = document.kind
-        if kind == "agents":
+        kind = KIND[document.kind]
+        if kind.name == "agents":
             if document.text:
-                by_kind[kind].append(document)
-        elif kind == "experiment" or document.status == _SELECTING_STATUS[kind]:
-            by_kind[kind].append(document)
+                by_kind[kind.name].append(document)
+        elif kind.status is None or document.status == kind.status:
+            by_kind[kind.name].append(document)
 
-    chosen: list[Document] = list(by_kind["agents"])
-    chosen += sorted(by_kind["harness"], key=by_slug)
-    chosen += sorted(by_kind["eval"], key=by_slug)
-    chosen += sorted(by_kind["finding"], key=newest_first)
-    chosen += sorted(by_kind["decision"], key=newest_first)
-    chosen += heapq.nsmallest(EXPERIMENTS_IN_PACK, by_kind["experiment"], key=newest_first)
+    chosen: list[Document] = []
+    for kind in KIND_TABLE:
+        candidates = by_kind[kind.name]
+        if kind.order == "none":
+            chosen += candidates
+            continue
+        key = by_slug if kind.order == "slug" else newest_first
+        if kind.limit is None:
+            chosen += sorted(candidates, key=key)
+        else:
+            chosen += heapq.nsmallest(kind.limit, candidates, key=key)
     blocks = [Block(GROUP_OF_KIND[d.kind], d, render(d)) for d in chosen]
     return Selection(blocks, withheld)
