@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from .errors import SpaceNotFoundError
+from .paths import name_text, printable_path
 
 LEDGER_DIR = ".ledger"
 SPACE_ENV = "LEDGER_SPACE"
@@ -24,9 +25,7 @@ _HOW_TO_POINT = (
 def display_path(path: str | os.PathLike[str]) -> str:
     r"""``path`` as clean text for messages and readouts: bytes that are not valid UTF-8
     and control characters are written as ``\xNN`` / ``\uNNNN`` escapes."""
-    from .walk import printable_path
-
-    return printable_path(os.fspath(path))
+    return printable_path(name_text(os.fsencode(path)))
 
 
 def holds_ledger(directory: Path) -> bool:
