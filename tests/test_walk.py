@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import Files
-
 from ledger_context.context import build_context
 from ledger_context.walk import walk_ledger
 
