@@ -1525,38 +1525,41 @@ def test_link_to_a_file_elsewhere_inside_the_ledger_is_followed(tmp_path):
     assert [(p.path, p.severity) for p in result.ledger.problems] == [(".ledger/shared", "warning")]
 
 
-def test_file_reached_by_two_paths_is_read_once_under_the_first_path(tmp_path):
+def test_file_reached_by_two_paths_is_read_once_under_its_own_path(tmp_path):
+    # Spec §1 (updated): the link-free path wins, though the link's sorts first.
     text = fm("status: accepted\nupdated_at: 2026-01-01")
     space = write(tmp_path, {"decisions/b.md": text})
     os.symlink("b.md", space / ".ledger" / "decisions" / "a.md")
     result = build(space)
-    assert doc_paths(result) == [D + "a.md"]
-    assert result.pack == titled("Decision", "a", D + "a.md", "status: accepted\nupdated_at: 2026-01-01")
+    assert doc_paths(result) == [D + "b.md"]
+    assert result.pack == titled("Decision", "b", D + "b.md", "status: accepted\nupdated_at: 2026-01-01")
+    assert [(p.path, p.severity) for p in result.ledger.problems] == [(D + "a.md", "info")]
 
 
-def test_file_linked_into_two_kinds_is_read_under_the_first_path_and_its_kind(tmp_path):
-    space = write(tmp_path, {"harnesses/h.md": fm("status: accepted\nupdated_at: 2026-01-01")})
+def test_file_linked_into_another_kind_keeps_the_kind_of_its_own_path(tmp_path):
+    space = write(tmp_path, {"harnesses/h.md": fm("status: active")})
     os.makedirs(space / ".ledger" / "decisions")
     os.symlink("../harnesses/h.md", space / ".ledger" / "decisions" / "d.md")
     result = build(space)
-    # ".ledger/decisions/d.md" < ".ledger/harnesses/h.md": read once, as a decision.
-    assert doc_paths(result) == [D + "d.md"]
-    assert result.pack == titled("Decision", "d", D + "d.md", "status: accepted\nupdated_at: 2026-01-01")
+    # ".ledger/decisions/d.md" sorts first, but goes through a link: read once, as a harness.
+    assert doc_paths(result) == [H + "h.md"]
+    assert result.pack == harness("h", H + "h.md", "status: active")
+    assert [(p.path, p.severity) for p in result.ledger.problems] == [(D + "d.md", "warning")]
 
 
-def test_agents_md_linked_to_a_harness_is_read_once_as_agents(tmp_path):
+def test_agents_md_linked_to_a_harness_is_read_once_as_the_harness(tmp_path):
     space = write(tmp_path, {"harnesses/h.md": ACTIVE_HARNESS})
     os.symlink("harnesses/h.md", space / ".ledger" / "agents.md")
     result = build(space)
-    assert doc_paths(result) == [".ledger/agents.md"]
-    assert result.pack == ACTIVE_HARNESS
+    assert doc_paths(result) == [H + "h.md"]
+    assert result.pack == harness("h", H + "h.md", "status: active")
 
 
 def test_linked_folder_inside_is_followed_and_its_files_read_once(tmp_path):
     space = write(tmp_path, {"experiments/real/e.md": fm("updated_at: 2026-01-01")})
     os.symlink("real", space / ".ledger" / "experiments" / "alias", target_is_directory=True)
     result = build(space)
-    assert doc_paths(result) == [X + "alias/e.md"]
+    assert doc_paths(result) == [X + "real/e.md"]
     assert result.pack == fence("updated_at: 2026-01-01")
 
 

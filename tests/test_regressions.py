@@ -71,10 +71,10 @@ def test_a_link_that_moves_a_document_to_another_kind_is_a_warning(tmp_path: Pat
     (space / ".ledger/decisions").mkdir()
     os.symlink("../findings/f1.md", space / ".ledger/decisions/see-also.md")
     build = build_context(space)
-    assert [d.kind for d in build.ledger.documents] == ["decision"]  # spec §1: first path wins
+    assert [d.kind for d in build.ledger.documents] == ["finding"]  # spec §1: the link-free path wins
     (problem,) = build.ledger.problems
-    assert problem.severity == "warning" and problem.path == ".ledger/findings/f1.md"
-    assert "read once there with the decisions, not with the findings" in problem.message
+    assert problem.severity == "warning" and problem.path == ".ledger/decisions/see-also.md"
+    assert "read once there with the findings, not with the decisions" in problem.message
 
 
 def test_a_link_that_vanishes_during_the_walk_is_reported_not_raised(

@@ -62,3 +62,26 @@ def test_ledger_root_may_be_a_symbolic_link(tmp_path: Path) -> None:
 
     assert find_space(space) == space
     assert build_context(space).pack == "hi\n"
+
+
+@pytest.mark.parametrize("value", ["", "   "])
+def test_an_empty_space_option_is_refused_with_exit_2(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 11: `--space ""` silently meant "no --space" and searched from the working directory.
+    from ledger_context.cli import main
+
+    monkeypatch.delenv("LEDGER_SPACE", raising=False)
+    assert main(["pack", "--space", value]) == 2
+    monkeypatch.setenv("LEDGER_SPACE", value)
+    assert main(["pack"]) == 2
+    assert main(["check"]) == 2
+
+
+def test_an_empty_space_names_the_option_and_the_way_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ledger_context.errors import InvalidArgumentError
+    from ledger_context.space import space_from_environment
+
+    monkeypatch.setenv("LEDGER_SPACE", "")
+    with pytest.raises(InvalidArgumentError, match="LEDGER_SPACE is set but empty: give the directory"):
+        space_from_environment(None)
+    with pytest.raises(InvalidArgumentError, match="--space is empty"):
+        space_from_environment("")

@@ -2,7 +2,11 @@
 
     LedgerContextError            base class; ``exit_code`` for the CLI
     ├── SpaceNotFoundError        no directory holding ``.ledger`` (spec §1)
-    └── InvalidArgumentError      a bad ``detail``, cap or data-class ceiling
+    ├── InvalidArgumentError      a bad ``detail``, cap or data-class ceiling
+    └── DocumentError             a document that cannot be served from a build (spec §1)
+        ├── DocumentNotFoundError     no accepted document at that path
+        ├── DocumentWithheldError     withheld by the data-class ceiling (spec §7)
+        └── DocumentChangedError      changed since the build read it
 
 A broken *document* is never an exception: it is a :class:`~ledger_context.problems.Problem`
 in the build's report and the rest of the pack is still built (spec §2).
@@ -33,3 +37,19 @@ class InvalidArgumentError(LedgerContextError, ValueError):
     """An argument outside its allowed values; the message names the allowed values."""
 
     exit_code = 2
+
+
+class DocumentError(LedgerContextError):
+    """A document's text cannot be served from a build (spec §1); the message says why."""
+
+
+class DocumentNotFoundError(DocumentError):
+    """No document the build accepted has that path."""
+
+
+class DocumentWithheldError(DocumentError):
+    """The document is withheld by the build's data-class ceiling (spec §7)."""
+
+
+class DocumentChangedError(DocumentError):
+    """The file is no longer what the build read and classified: build again and retry."""

@@ -12,6 +12,7 @@ because two writes inside one file-system clock tick can leave the same identity
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import time
@@ -20,7 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
 from .classify import UNKNOWN, declared_class
+from .errors import DocumentChangedError
 from .fields import Timestamp, parse_updated_at, slug_of, status_of, title_of
 from .frontmatter import (
     DecodeError,
@@ -31,7 +38,9 @@ from .frontmatter import (
     split_frontmatter,
 )
 from .markdown import first_h1, metrics_list
+from .paths import fs_path, printable_path
 from .problems import Problem, problem_sort_key
+from .space import LEDGER_DIR
 from .walk import MAX_FILE_BYTES, FileIdentity, SourceFile, Walk, walk_ledger
 
 KINDS: tuple[str, ...] = ("agents", "harness", "eval", "finding", "decision", "experiment")
@@ -65,6 +74,8 @@ class Document:
     data_class: str | None
     metrics: tuple[str, ...] = ()
     text: str | None = None
+    sha256: str = ""
+    """Hex SHA-256 of the exact bytes read: what serving the document later must match."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +85,8 @@ class FileResult:
     document: Document | None
     problems: tuple[Problem, ...]
     size: int
+    cacheable: bool = True
+    """False when the file was unreadable or changed during the read: read it again next time."""
 
 
 @dataclass(slots=True)
@@ -97,23 +110,57 @@ class Ledger:
     files with the same identities would read exactly this ledger again."""
 
 
-class _NotRegularFile(OSError):
-    pass
+class _Changed(OSError):
+    """The file opened is not the one the walk checked (spec §1)."""
 
 
-def _read_bytes(fs_path: str) -> bytes:
-    """Read a regular file of at most :data:`MAX_FILE_BYTES` bytes without blocking on FIFOs."""
+CHANGED_WHILE_READING = "changed while being read; skipped (run again)"
+
+
+def _inside(fd: int, root_real: bytes) -> bool:
+    """True if the open file ``fd`` lies inside the ledger root's real path ``root_real``.
+
+    Asked of the descriptor, not of a path, so a link or folder swapped at any moment
+    cannot lead outside (Linux ``/proc``, macOS ``F_GETPATH``). Elsewhere the device and
+    inode check against the walk is the guard.
+    """
+    try:
+        where = os.readlink(b"/proc/self/fd/%d" % fd)
+    except OSError:
+        get_path = getattr(fcntl, "F_GETPATH", None) if fcntl is not None else None
+        if get_path is None:
+            return True
+        try:
+            where = fcntl.fcntl(fd, get_path, bytes(1024)).rstrip(b"\0")
+        except OSError:
+            return True
+    return where.startswith(root_real + os.sep.encode())
+
+
+def _read_bytes(fs_path: bytes, identity: FileIdentity, root_real: bytes) -> tuple[bytes, bool]:
+    """Read the file the walk saw as ``identity``, at most :data:`MAX_FILE_BYTES` bytes.
+
+    The descriptor is checked, not the path: the file opened must be a regular file with
+    the walk's device and inode, inside the ledger root (spec §1), else :class:`_Changed`.
+    Never blocks on a FIFO swapped in. Returns the bytes and whether the file's whole
+    identity (size and times too) was still the walk's, so the result may be cached.
+    """
     fd = os.open(fs_path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _NotRegularFile("not a regular file")
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or (info.st_dev, info.st_ino) != identity[:2]
+            or not _inside(fd, root_real)
+        ):
+            raise _Changed(CHANGED_WHILE_READING)
         size = info.st_size
         if size > MAX_FILE_BYTES:  # it grew since the walk: never read it whole
             raise OverflowError(size)
+        unchanged = (info.st_size, info.st_mtime_ns, info.st_ctime_ns) == identity[2:]
         data = os.read(fd, size + 1)
         if len(data) <= size:  # a regular file reads short only at its end
-            return data
+            return data, unchanged
         chunks = [data]  # it grew since fstat: read on, bounded
         total = len(data)
         while chunk := os.read(fd, 65536):
@@ -121,7 +168,7 @@ def _read_bytes(fs_path: str) -> bytes:
             total += len(chunk)
             if total > MAX_FILE_BYTES:
                 raise OverflowError(total)
-        return b"".join(chunks)
+        return b"".join(chunks), False
     finally:
         os.close(fd)
 
@@ -149,19 +196,29 @@ def _read_fields(
     return status_of(status_value), updated, slug
 
 
-def _read_source(space: Path, path: str) -> tuple[bytes | None, Problem | None]:
-    """The file's bytes, or the problem that kept them from being read."""
+def _read_source(
+    space: Path, source: SourceFile, root_real: bytes
+) -> tuple[bytes | None, bool, Problem | None]:
+    """The file's bytes and whether they may be cached, or the problem that kept them
+    from being read."""
     try:
-        return _read_bytes(os.path.join(space, path)), None
+        data, unchanged = _read_bytes(fs_path(space, source.path), source.identity, root_real)
+        return data, unchanged, None
     except FileNotFoundError:
         message = "file disappeared while reading; skipped"
-    except _NotRegularFile:
-        message = "not a regular file; skipped"
+    except _Changed:
+        message = CHANGED_WHILE_READING
     except OverflowError:
         message = f"file grew over the {MAX_FILE_BYTES}-byte limit while reading; skipped"
-    except OSError as exc:
+    except OSError as exc:  # lasting (permissions): worth caching, unlike the faults above
         message = f"cannot read ({exc.strerror or exc}); skipped (check permissions)"
-    return None, Problem(path, "error", message)
+        return None, True, Problem(source.path, "error", message)
+    return None, False, Problem(source.path, "error", message)
+
+
+def root_real_path(space: Path) -> bytes:
+    """The ledger root's real path, as bytes: what every opened file must lie inside."""
+    return os.path.realpath(fs_path(space, LEDGER_DIR))
 
 
 def _load_frontmatter(
@@ -209,18 +266,24 @@ def _data_class(path: str, value: Any, problems: list[Problem]) -> str | None:
     return data_class
 
 
-def read_file(space: Path, source: SourceFile) -> FileResult:
-    """Read, decode and parse one file of ``space`` (spec §2–3); never raises for a broken file."""
+def read_file(space: Path, source: SourceFile, root_real: bytes | None = None) -> FileResult:
+    """Read, decode and parse one file of ``space`` (spec §2–3); never raises for a broken file.
+
+    ``root_real`` is :func:`root_real_path` of ``space``, if already known.
+    """
     path = source.path
-    data, unreadable = _read_source(space, path)
+    if root_real is None:
+        root_real = root_real_path(space)
+    data, unchanged, unreadable = _read_source(space, source, root_real)
     if data is None:
-        return FileResult(None, (unreadable,) if unreadable else (), 0)
+        return FileResult(None, (unreadable,) if unreadable else (), 0, unchanged)
     size = len(data)
+    digest = hashlib.sha256(data).hexdigest()
     try:
         text = decode_text(data)
     except DecodeError as exc:
         message = f"not valid UTF-8 (first bad byte at offset {exc.offset}); skipped (save as UTF-8)"
-        return FileResult(None, (Problem(path, "error", message),), size)
+        return FileResult(None, (Problem(path, "error", message),), size, unchanged)
 
     problems: list[Problem] = []
     split = split_frontmatter(text)
@@ -232,13 +295,15 @@ def read_file(space: Path, source: SourceFile) -> FileResult:
             message = f"{fault.message}; included as text, declares no data class"
             problems.append(Problem(path, "warning", message, fault.line, fault.column))
         data_class = _data_class(path, mapping.get("data_class"), problems) if mapping is not None else None
-        document = Document("agents", path, size, None, None, None, "agents", "", data_class, (), text)
-        return FileResult(document, tuple(problems), size)
+        document = Document(
+            "agents", path, size, None, None, None, "agents", "", data_class, (), text, digest
+        )
+        return FileResult(document, tuple(problems), size, unchanged)
 
     if mapping is None or split.frontmatter is None:
         assert fault is not None
         problems.append(Problem(path, "error", f"{fault.message}; skipped", fault.line, fault.column))
-        return FileResult(None, tuple(problems), size)
+        return FileResult(None, tuple(problems), size, unchanged)
 
     kind = source.kind
     status, updated, slug = _read_fields(kind, path, mapping, problems)
@@ -246,19 +311,19 @@ def read_file(space: Path, source: SourceFile) -> FileResult:
     data_class = _data_class(path, mapping.get("data_class"), problems)
     metrics = tuple(metrics_list(split.body)) if kind == "eval" else ()
     document = Document(
-        kind, path, size, split.frontmatter, status, updated, slug, title, data_class, metrics
+        kind, path, size, split.frontmatter, status, updated, slug, title, data_class, metrics, None, digest
     )
-    return FileResult(document, tuple(problems), size)
+    return FileResult(document, tuple(problems), size, unchanged)
 
 
-def _read_file_safely(space: Path, source: SourceFile) -> FileResult:
+def _read_file_safely(space: Path, source: SourceFile, root_real: bytes) -> FileResult:
     """:func:`read_file`, with any fault it did not foresee turned into a skip: one file
     never takes the pack down."""
     try:
-        return read_file(space, source)
+        return read_file(space, source, root_real)
     except Exception as exc:  # the one place that must catch everything
         message = f"unexpected failure while reading ({type(exc).__name__}); skipped"
-        return FileResult(None, (Problem(source.path, "error", message),), 0)
+        return FileResult(None, (Problem(source.path, "error", message),), 0, False)
 
 
 class DocumentCache:
@@ -286,9 +351,13 @@ class DocumentCache:
         return entry[1]
 
     def put(self, source: SourceFile, result: FileResult, now_ns: int) -> bool:
-        """Remember ``result`` unless the file changed too recently to trust its identity;
-        returns whether it was remembered."""
-        if now_ns - source.identity[3] < self._racy_ns or now_ns - source.identity[4] < self._racy_ns:
+        """Remember ``result`` unless the file changed too recently to trust its identity,
+        or while it was read; returns whether it was remembered."""
+        if (
+            not result.cacheable
+            or now_ns - source.identity[3] < self._racy_ns
+            or now_ns - source.identity[4] < self._racy_ns
+        ):
             self._entries.pop(source.path, None)
             return False
         self._entries[source.path] = (source.identity, result)
@@ -316,10 +385,11 @@ def read_ledger(space: Path, cache: DocumentCache | None = None, walk: Walk | No
     bytes_read = 0
     now_ns = time.time_ns()
     cached = cache is not None
+    root_real = root_real_path(space) if walk.files else b""
     for source in walk.files:
         result = cache.get(source) if cache is not None else None
         if result is None:
-            result = _read_file_safely(space, source)
+            result = _read_file_safely(space, source, root_real)
             if cache is not None:
                 cached = cache.put(source, result, now_ns) and cached
         read[source.kind] += 1
@@ -335,10 +405,20 @@ def read_ledger(space: Path, cache: DocumentCache | None = None, walk: Walk | No
     return Ledger(space, documents, problems, read, skipped, bytes_read, walk, cached)
 
 
-def document_text(space: Path, path: str) -> str:
-    """The decoded text of the document at ``path`` (relative to ``space``, ``/`` separators).
+def read_again(space: Path, source: SourceFile, sha256: str) -> str:
+    """The text of ``source`` as a build read it, read again to serve it (spec §1).
 
-    Only call with a path the reader accepted. Raises ``OSError`` or
-    :class:`~ledger_context.frontmatter.DecodeError` if the file changed since.
+    The file opened must still be the one the build read (device, inode, type, inside
+    the ledger root) and its bytes must hash to ``sha256``, the build's digest: what is
+    served is provably what that build read and classified. Raises
+    :class:`~ledger_context.errors.DocumentChangedError` otherwise.
     """
-    return decode_text(_read_bytes(os.path.join(space, *path.split("/"))))
+    try:
+        data, _ = _read_bytes(fs_path(space, source.path), source.identity, root_real_path(space))
+    except (OSError, OverflowError):
+        data = None
+    if data is None or hashlib.sha256(data).hexdigest() != sha256:
+        raise DocumentChangedError(
+            f"{printable_path(source.path)} changed since the pack was built; call again"
+        )
+    return decode_text(data)

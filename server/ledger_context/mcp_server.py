@@ -29,8 +29,8 @@ from .context import ContextBuild, ContextBuilder
 from .errors import LedgerContextError
 from .explain import DETAILS, Explanation, explain
 from .fields import clean_text
-from .ledger import document_text
 from .readout import budget_text
+from .served import served_text
 from .space import display_path, find_space, holds_ledger
 
 logger = logging.getLogger("ledger_context")
@@ -300,20 +300,9 @@ def create_server(
     async def document_resource(path: str) -> str:
         try:
             build = await build_for(None)
+            return await anyio.to_thread.run_sync(served_text, build, path)
         except LedgerContextError as exc:
             raise ResourceError(str(exc)) from None
-        accepted = {d.path: d for d in build.ledger.documents}
-        if path not in accepted:
-            raise ResourceError(
-                f"no ledger document at {path!r}: use a path from the pack's title lines, "
-                "e.g. .ledger/decisions/0007-use-jwt.md"
-            )
-        if any(d.path == path for d in build.selection.withheld):
-            raise ResourceError(f"{path} is withheld by the data-class ceiling {build.ceiling}")
-        try:
-            return await anyio.to_thread.run_sync(document_text, build.ledger.space, path)
-        except (OSError, ValueError) as exc:
-            raise ResourceError(f"{path} cannot be read now: {exc}") from None
 
     @server.prompt(
         name="start-task",

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import SpaceNotFoundError
+from .errors import InvalidArgumentError, SpaceNotFoundError
+from .paths import name_text, printable_path
 
 LEDGER_DIR = ".ledger"
 SPACE_ENV = "LEDGER_SPACE"
@@ -21,12 +22,13 @@ _HOW_TO_POINT = (
 )
 
 
+_EMPTY = "give the directory that contains .ledger/, or leave it out to search from the working directory"
+
+
 def display_path(path: str | os.PathLike[str]) -> str:
     r"""``path`` as clean text for messages and readouts: bytes that are not valid UTF-8
     and control characters are written as ``\xNN`` / ``\uNNNN`` escapes."""
-    from .walk import printable_path
-
-    return printable_path(os.fspath(path))
+    return printable_path(name_text(os.fsencode(path)))
 
 
 def holds_ledger(directory: Path) -> bool:
@@ -45,7 +47,9 @@ def find_space(explicit: str | os.PathLike[str] | None = None, start: Path | Non
     Raises :class:`SpaceNotFoundError` naming where the search started, or the explicit
     path that holds no ledger.
     """
-    if explicit is not None and str(explicit) != "":
+    if explicit is not None:
+        if not os.fspath(explicit).strip():
+            raise InvalidArgumentError(f"the space path is empty: {_EMPTY}")
         path = Path(os.path.abspath(os.path.expanduser(os.fspath(explicit))))
         if path.name == LEDGER_DIR and path.is_dir():
             return path.parent
@@ -76,7 +80,17 @@ def find_space(explicit: str | os.PathLike[str] | None = None, start: Path | Non
 
 
 def space_from_environment(explicit: str | None) -> str | None:
-    """``explicit`` if given, else ``LEDGER_SPACE`` if set and non-empty, else ``None``."""
-    if explicit:
+    """``explicit`` (``--space``) if given, else ``LEDGER_SPACE`` if set, else ``None``.
+
+    An empty value is refused with :class:`InvalidArgumentError`, not read as "search
+    from the working directory": a blank in a client's configuration must not silently
+    switch to another ledger.
+    """
+    if explicit is not None:
+        if not explicit.strip():
+            raise InvalidArgumentError(f"--space is empty: {_EMPTY}")
         return explicit
-    return os.environ.get(SPACE_ENV) or None
+    value = os.environ.get(SPACE_ENV)
+    if value is not None and not value.strip():
+        raise InvalidArgumentError(f"{SPACE_ENV} is set but empty: {_EMPTY} (or unset it)")
+    return value

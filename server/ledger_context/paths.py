@@ -1,0 +1,66 @@
+"""Ledger paths: names read as bytes and decoded as UTF-8, printed as clean text (spec §1).
+
+File names are read as bytes and decoded here, never by the locale or the file-system
+encoding, so a pack is the same under ``LC_ALL=C``, a Latin-1 locale or UTF-8. Bytes that
+are not valid UTF-8 survive as lone surrogates (``surrogateescape``): such a path is
+reported, never read, and printed with ``\\xNN`` escapes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+_BAD_PATH_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def name_text(name: bytes) -> str:
+    """A file name's bytes as text: strict UTF-8, other bytes kept as lone surrogates."""
+    return name.decode("utf-8", "surrogateescape")
+
+
+def name_bytes(name: str) -> bytes:
+    """The inverse of :func:`name_text`."""
+    return name.encode("utf-8", "surrogateescape")
+
+
+def space_bytes(space: str | os.PathLike[str]) -> bytes:
+    """The space path as the bytes the file system knows it by (it came from the command
+    line, the environment or the working directory, all decoded by ``os.fsdecode``)."""
+    return os.fsencode(space)
+
+
+def fs_path(space: str | os.PathLike[str], path: str) -> bytes:
+    """Where to open the document ``path`` (relative to ``space``, ``/`` separators)."""
+    return os.path.join(space_bytes(space), *(name_bytes(part) for part in path.split("/")))
+
+
+def printable_path(path: str) -> str:
+    r"""``path`` with every character that is not clean text written as an escape.
+
+    Bytes that were not valid UTF-8 (kept as lone surrogates) appear as ``\xNN``;
+    control characters and line separators as ``\xNN`` or ``\uNNNN``.
+    """
+
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        if 0xDC80 <= code <= 0xDCFF:
+            return f"\\x{code - 0xDC00:02x}"
+        return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+    return _BAD_PATH_CHAR.sub(escape, path)
+
+
+def path_fault(path: str) -> str | None:
+    """Why ``path`` cannot be written into a title line (spec §1), or ``None`` if clean."""
+    match = _BAD_PATH_CHAR.search(path)
+    if match is None:
+        return None
+    if 0xD800 <= ord(match.group()) <= 0xDFFF:
+        return "its name is not valid UTF-8"
+    return "its name holds a control character or line separator"
+
+
+def is_clean_name(name: str) -> bool:
+    """True if the file name ``name`` can be part of a path (a quick :func:`path_fault`)."""
+    return name.isprintable() if name.isascii() else _BAD_PATH_CHAR.search(name) is None
