@@ -7,9 +7,10 @@ of the short-body ledgers, and the rest split by its **shape**: 90 % of one kind
 Every finding, decision and experiment has
 
 * a **body** of 2,000 to 30,000 bytes (log-uniform, so a median near 8 KB and a mean
-  near 10 KB) of Markdown: ATX headings of every level (an H1 near the top of most
-  bodies; of the documents with no ``title`` some have their H1 deep in the body, some
-  none), fenced code (backticks and tildes) holding ``#`` lines that are no headings,
+  near 10 KB) of Markdown: ATX headings of every level (like documentation pages, 70 %
+  of the documents with a ``title`` have no H1 of their own; of those without, 60 % open
+  with an H1, 25 % have it halfway down, 15 % have none placed; a stray H1 is one
+  heading in 20), fenced code (backticks and tildes) holding ``#`` lines that are no headings,
   tables, lists, block quotes, long lines of 1–4 KB, and non-ASCII text (accents, Greek,
   Cyrillic, CJK, emoji);
 * a **frontmatter** of 10 to 40 lines with nested values: at least one nested mapping
@@ -34,7 +35,7 @@ import ledgers
 from ledgers import AGENTS_MD, EVALS, HARNESSES, OWNERS
 from spaces import cached_space, wait_until
 
-LONG_GENERATOR_VERSION = 1
+LONG_GENERATOR_VERSION = 2
 """Bump whenever this generator changes what it writes: older ledgers are regenerated."""
 
 SHAPES = ("findings", "decisions", "experiments")
@@ -354,7 +355,9 @@ def _write_ledger(space: Path, shape: str, documents: int, seed: str) -> dict[st
             slug = f"{kind[:3]}-{index:06d}-{rng.choice(_WORDS)}"
             lines, title = _frontmatter(rng, kind, index, count, slug)
             has_title = lines[0].startswith("title: ")
-            h1 = "top" if has_title or rng.random() < 0.6 else rng.choice(("deep", "none"))
+            # Like documentation pages: a frontmatter title mostly stands in for the H1.
+            weights = (30, 0, 70) if has_title else (60, 25, 15)
+            h1 = rng.choices(("top", "deep", "none"), weights)[0]
             body = _body(rng, pool, title, index, h1)
             body_bytes = len(body.encode("utf-8"))
             bodies["body_bytes_min"] = min(bodies["body_bytes_min"], body_bytes)

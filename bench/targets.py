@@ -6,7 +6,7 @@ Nothing here fails the run: a target whose ledger was not run reads "not run".
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from builds import SizeResult
@@ -42,6 +42,21 @@ def ratio_target(name: str, top: float, bottom: float, limit: float, at_least: b
     )
 
 
+def _not_run(name: str, limit: str) -> Target:
+    return Target(name, "not run", limit, None, None)
+
+
+def _memory_target(name: str, peak_kib: int) -> Target:
+    peak = peak_kib * 1024
+    return Target(
+        name,
+        f"{peak / 1e6:.0f} MB ({peak_kib / 1024:.0f} MiB)",
+        "≤ 300 MB",
+        peak / MEMORY_LIMIT,
+        peak <= MEMORY_LIMIT,
+    )
+
+
 def short_targets(
     sizes: dict[int, SizeResult],
     mcp: list[McpResult],
@@ -50,81 +65,51 @@ def short_targets(
 ) -> list[Target]:
     """The targets on the short-body experiment ledgers (the first benchmark's, kept as they were)."""
     found: list[Target] = []
-
-    def add(name: str, limit: str, ready: bool, measured: Callable[[], tuple[str, float, bool]]) -> None:
-        if not ready:
-            found.append(Target(name, "not run", limit, None, None))
-            return
-        text, ratio, ok = measured()
-        found.append(Target(name, text, limit, ratio, ok))
-
     ten = sizes.get(10_000)
     hundred = sizes.get(100_000)
-
-    def ratio_at_10k(
-        name: str, numerator: str, denominator: str, limit: float, at_least: bool = False
-    ) -> None:
-        """A target on the ratio of two timings of the 10,000-experiment space."""
-
-        def measured() -> tuple[str, float, bool]:
-            assert ten is not None
+    for name, numerator, denominator, limit, at_least in (
+        ("cold build ÷ I/O floor", "cold", "io", 3, False),
+        ("naive ÷ cold build", "naive", "cold", 3, True),
+        ("warm build ÷ stat floor", "warm", "stat", 2, False),
+        ("one file touched ÷ stat floor", "touched", "stat", 3, False),
+    ):
+        name = f"10,000 experiments: {name}"
+        if ten is None:
+            found.append(_not_run(name, f"{'≥' if at_least else '≤'} {limit:g}×"))
+        else:
             top, bottom = getattr(ten, numerator).median, getattr(ten, denominator).median
-            ratio = top / bottom
-            return (
-                f"{fmt_time(top)} vs {fmt_time(bottom)}",
-                ratio,
-                ratio >= limit if at_least else ratio <= limit,
-            )
-
-        add(name, f"{'≥' if at_least else '≤'} {limit:g}×", ten is not None, measured)
-
-    ratio_at_10k("10,000 experiments: cold build ÷ I/O floor", "cold", "io", 3)
-    ratio_at_10k("10,000 experiments: naive ÷ cold build", "naive", "cold", 3, at_least=True)
-    ratio_at_10k("10,000 experiments: warm build ÷ stat floor", "warm", "stat", 2)
-    ratio_at_10k("10,000 experiments: one file touched ÷ stat floor", "touched", "stat", 3)
+            found.append(ratio_target(name, top, bottom, limit, at_least))
     small_mcp = next((m for m in mcp if m.experiments == 100), None)
-    add(
-        "100 experiments: get_context round trip p50",
-        "≤ 5 ms",
-        small_mcp is not None,
-        lambda: (
-            fmt_time(statistics.median(small_mcp.times["get_context"])),
-            statistics.median(small_mcp.times["get_context"]) / 0.005,
-            statistics.median(small_mcp.times["get_context"]) <= 0.005,
-        ),
-    )
-    pack_name, yaml_name = PACK, IMPORT_YAML
-    add(
-        '`ledger-context pack` whole process ÷ `python -c "import yaml"`',
-        "≤ 4×",
-        process is not None,
-        lambda: (
-            f"{fmt_time(process[pack_name].median)} vs {fmt_time(process[yaml_name].median)}",
-            process[pack_name].median / process[yaml_name].median,
-            process[pack_name].median <= 4 * process[yaml_name].median,
-        ),
-    )
-    add(
-        "100,000 experiments: peak RSS of a cold build",
-        "≤ 300 MB",
-        hundred is not None,
-        lambda: (
-            f"{hundred.rss_kib * 1024 / 1e6:.0f} MB ({hundred.rss_kib / 1024:.0f} MiB)",
-            hundred.rss_kib * 1024 / 300e6,
-            hundred.rss_kib * 1024 <= 300e6,
-        ),
-    )
-    add(
-        "cold build per experiment, 100,000 ÷ 10,000",
-        "≤ 1.00× (linear)",
-        ten is not None and hundred is not None,
-        lambda: (
-            f"{hundred.per_experiment(hundred.cold) * 1e6:.1f} µs"
-            f" vs {ten.per_experiment(ten.cold) * 1e6:.1f} µs",
-            hundred.per_experiment(hundred.cold) / ten.per_experiment(ten.cold),
-            hundred.per_experiment(hundred.cold) <= ten.per_experiment(ten.cold),
-        ),
-    )
+    name = "100 experiments: get_context round trip p50"
+    if small_mcp is None:
+        found.append(_not_run(name, "≤ 5 ms"))
+    else:
+        p50 = statistics.median(small_mcp.times["get_context"])
+        found.append(Target(name, fmt_time(p50), "≤ 5 ms", p50 / 0.005, p50 <= 0.005))
+    name = '`ledger-context pack` whole process ÷ `python -c "import yaml"`'
+    if process is None:
+        found.append(_not_run(name, "≤ 4×"))
+    else:
+        found.append(ratio_target(name, process[PACK].median, process[IMPORT_YAML].median, 4))
+    name = "100,000 experiments: peak RSS of a cold build"
+    if hundred is None:
+        found.append(_not_run(name, "≤ 300 MB"))
+    else:
+        found.append(_memory_target(name, hundred.rss_kib))
+    name = "cold build per experiment, 100,000 ÷ 10,000"
+    if ten is None or hundred is None:
+        found.append(_not_run(name, "≤ 1.00× (linear)"))
+    else:
+        big, small = hundred.per_experiment(hundred.cold), ten.per_experiment(ten.cold)
+        found.append(
+            Target(
+                name,
+                f"{big * 1e6:.1f} µs vs {small * 1e6:.1f} µs",
+                "≤ 1.00× (linear)",
+                big / small,
+                big <= small,
+            )
+        )
     for size, timings in whole.items():
         found.append(
             ratio_target(
@@ -173,14 +158,5 @@ def long_targets(results: list[LongResult]) -> list[Target]:
                     2,
                 )
             )
-        peak = r.child.peak_kib * 1024
-        found.append(
-            Target(
-                f"{r.space.name}: peak RSS of a cold build",
-                f"{peak / 1e6:.0f} MB ({r.child.peak_kib / 1024:.0f} MiB)",
-                "≤ 300 MB",
-                peak / MEMORY_LIMIT,
-                peak <= MEMORY_LIMIT,
-            )
-        )
+        found.append(_memory_target(f"{r.space.name}: peak RSS of a cold build", r.child.peak_kib))
     return found
