@@ -10,7 +10,7 @@ than the cold build.
 
 Usage::
 
-    python bench/run.py                      # everything (about 15 min on 2 idle cores)
+    python bench/run.py                      # everything (50 min on 2 busy cores; see the report)
     python bench/run.py --sizes 100,1000     # only these short-body sizes
     python bench/run.py --ledgers findings-2500,experiments-25000   # only these long-body ledgers
     python bench/run.py --sizes none --ledgers none                  # (either suite can be skipped)
