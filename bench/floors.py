@@ -1,0 +1,55 @@
+"""The floors every build is compared with: the least any reader of the ledger must do.
+
+stat floor
+    ``os.stat`` of every document, with the paths listed beforehand: the least a reader
+    that trusts a cache must do to notice a change (what a warm call is held to).
+I/O floor
+    Walk ``.ledger`` with ``os.scandir`` and read every ``.md`` file's bytes: the least a
+    reader without a cache must do.
+read-and-decode floor
+    The I/O floor plus a strict UTF-8 decode of every file: the least a reader must do
+    that, as spec §2 asks, rejects a file that is not UTF-8.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def list_documents(space: Path) -> list[str]:
+    """Every ``.md`` file below ``.ledger``, found with ``os.scandir``."""
+    found: list[str] = []
+    stack = [os.path.join(space, ".ledger")]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.endswith(".md"):
+                    found.append(entry.path)
+    return found
+
+
+def stat_floor(paths: list[str]) -> None:
+    """``os.stat`` every path of a list made beforehand."""
+    for path in paths:
+        os.stat(path)
+
+
+def io_floor(space: Path) -> int:
+    """Walk ``.ledger`` with ``os.scandir`` and read every ``.md`` file; returns the bytes read."""
+    total = 0
+    for path in list_documents(space):
+        with open(path, "rb") as handle:
+            total += len(handle.read())
+    return total
+
+
+def decode_floor(space: Path) -> int:
+    """The I/O floor, each file also decoded as strict UTF-8; returns the characters decoded."""
+    total = 0
+    for path in list_documents(space):
+        with open(path, "rb") as handle:
+            total += len(handle.read().decode("utf-8"))
+    return total

@@ -1,0 +1,140 @@
+"""Smoke test of the benchmark (bench/): its generators write what they promise, and one
+measurement of a tiny long-body ledger runs end to end and feeds the targets and the report."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+sys.path.insert(0, str(BENCH))  # the benchmark's modules import each other by name, as bench/run.py does
+
+import ledgers  # noqa: E402
+import long_ledgers  # noqa: E402
+from builds import ShortRun  # noqa: E402
+from long_builds import LongReps, bench_long  # noqa: E402
+from report import report  # noqa: E402
+from targets import long_targets  # noqa: E402
+
+
+def _digest(root: Path) -> str:
+    """SHA-256 over every generated file's path and bytes, the marker left out."""
+    h = hashlib.sha256()
+    for dirpath, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            if name != "bench-space.json":
+                path = Path(dirpath, name)
+                h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _documents(space: Path) -> list[tuple[str, list[str], str]]:
+    """(kind folder, frontmatter lines, body) of every finding, decision and experiment."""
+    found = []
+    for folder in ("findings", "decisions", "experiments"):
+        for path in sorted((space / ".ledger" / folder).rglob("*.md")):
+            text = path.read_text(encoding="utf-8")
+            assert text.startswith("---\n")
+            front, body = text[4:].split("\n---\n", 1)
+            found.append((folder, front.split("\n"), body.removeprefix("\n")))
+    return found
+
+
+def test_short_body_generator_writes_the_same_bytes_as_before(tmp_path: Path) -> None:
+    # Digest of generator v2 at 40 experiments, taken from the single-file bench/run.py
+    # before the split: the short-body ledgers (and so their figures) did not change.
+    space = ledgers.generate_space(tmp_path, 40)
+    assert space.files == 57
+    assert _digest(space.path) == "ab7377a17a4b57a27f55d6b1dc25b779fdc578407a2c2d796607099254467148"
+
+
+@pytest.mark.parametrize(
+    ("shape", "documents", "expected"),
+    [
+        ("findings", 2_500, {"finding": 2_239, "decision": 124, "experiment": 124}),
+        ("decisions", 25_000, {"finding": 1_249, "decision": 22_489, "experiment": 1_249}),
+        ("experiments", 50_000, {"finding": 2_499, "decision": 2_499, "experiment": 44_989}),
+    ],
+)
+def test_shapes_are_ninety_percent_one_kind(shape: str, documents: int, expected: dict[str, int]) -> None:
+    counts = long_ledgers.kind_counts(shape, documents)
+    assert counts == expected
+    assert sum(counts.values()) + long_ledgers.FIXED_DOCUMENTS == documents
+
+
+def test_unknown_shape_names_the_shapes() -> None:
+    with pytest.raises(ValueError, match="findings, decisions, experiments"):
+        long_ledgers.kind_counts("finding", 100)
+
+
+def test_long_body_documents_have_the_promised_shape(tmp_path: Path) -> None:
+    space = long_ledgers.generate_long_space(tmp_path, "experiments", 120)
+    assert space.files == 120
+    assert sum(1 for _ in (space.path / ".ledger").rglob("*.md")) == 120
+    docs = _documents(space.path)
+    assert [folder for folder, _, _ in docs].count("experiments") == space.kinds["experiment"] == 97
+    assert len(docs) == 107
+    levels: set[int] = set()
+    for _, front, body in docs:
+        assert 2_000 <= len(body.encode("utf-8")) <= 30_000
+        assert 10 <= len(front) <= 40
+        data = yaml.load("\n".join(front), Loader=yaml.SafeLoader)
+        assert isinstance(data, dict)
+        assert any(isinstance(value, dict) for value in data.values())  # nested values
+        fenced = False
+        for line in body.split("\n"):
+            if line.startswith(("```", "~~~")):
+                fenced = not fenced
+            elif not fenced and (match := re.match(r"(#{1,6}) ", line)):
+                levels.add(len(match.group(1)))
+    assert levels == {1, 2, 3, 4, 5, 6}
+    bodies = "".join(body for _, _, body in docs)
+    assert re.search(r"^```\w+\n(?:.*\n)*?# ", bodies, re.MULTILINE)  # `#` lines inside fenced code
+    assert re.search(r"^\|.*\|$", bodies, re.MULTILINE)  # tables
+    assert max(len(line) for line in bodies.split("\n")) >= 1_000  # long lines
+    assert not bodies.isascii()
+    titled = sum(1 for _, front, _ in docs if front[0].startswith("title: "))
+    assert 0.7 * len(docs) <= titled < len(docs)  # most give a title, some leave it to the H1
+
+
+def test_long_body_ledgers_are_deterministic_and_reused(tmp_path: Path) -> None:
+    first = long_ledgers.generate_long_space(tmp_path / "a", "decisions", 40)
+    second = long_ledgers.generate_long_space(tmp_path / "b", "decisions", 40)
+    assert _digest(first.path) == _digest(second.path)
+    marker = first.path / "bench-space.json"
+    written = marker.stat().st_mtime_ns
+    again = long_ledgers.generate_long_space(tmp_path / "a", "decisions", 40)
+    assert again.bytes == first.bytes
+    assert marker.stat().st_mtime_ns == written  # reused, not regenerated
+    other = long_ledgers.generate_long_space(tmp_path / "a", "findings", 40)
+    assert _digest(other.path) != _digest(first.path)
+
+
+def test_one_long_body_measurement_feeds_the_targets_and_the_report(tmp_path: Path) -> None:
+    space = long_ledgers.generate_long_space(tmp_path, "findings", 40)
+    result = bench_long(space, LongReps(builds=1, naive=1, fast=1, processes=1, mcp_calls=0))
+    assert result.skipped == 0
+    assert result.problems == sum(
+        1 for _, front, _ in _documents(space.path) if "updated_at" not in str(front)
+    )
+    assert 0 < result.pack_bytes <= 24_000
+    assert result.stat.median < result.io.median
+    assert result.child.peak_kib > 10_000  # an interpreter with the package imported
+    names = [t.name for t in long_targets([result])]
+    assert names[:4] == [
+        "findings-heavy 40: whole-process naive ÷ `pack`",
+        "findings-heavy 40: cold build ÷ read-and-decode floor",
+        "findings-heavy 40: `check` ÷ `pack`",
+        "findings-heavy 40: `explain --full` ÷ `pack`",
+    ]
+    assert all(t.ratio is not None and t.ratio > 0 for t in long_targets([result])[:4])
+    text = report("header", [], ShortRun({}, [], None, {}, 0), [result], 1.0, "0.00")
+    assert "| findings | 40 | 25 / 1 / 1 |" in text
+    assert "| findings-heavy 40: `check` ÷ `pack` |" in text
