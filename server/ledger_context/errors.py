@@ -2,7 +2,9 @@
 
     LedgerContextError            base class; ``exit_code`` for the CLI
     ├── SpaceNotFoundError        no directory holding ``.ledger`` (spec §1)
-    └── InvalidArgumentError      a bad ``detail``, cap or data-class ceiling
+    ├── InvalidArgumentError      a bad ``detail``, cap or data-class ceiling
+    ├── RevisionError             ``--rev``: no repository, an unknown revision, no ledger there
+    └── AuditError                the audit log cannot be read, or holds no such pack
 
 A broken *document* is never an exception: it is a :class:`~ledger_context.problems.Problem`
 in the build's report and the rest of the pack is still built (spec §2).
@@ -31,5 +33,18 @@ class SpaceNotFoundError(LedgerContextError):
 
 class InvalidArgumentError(LedgerContextError, ValueError):
     """An argument outside its allowed values; the message names the allowed values."""
+
+    exit_code = 2
+
+
+class RevisionError(LedgerContextError):
+    """A build from history is impossible: the space is not in a git repository, the
+    revision is unknown, or it holds no ledger there. The message names which."""
+
+    exit_code = 2
+
+
+class AuditError(LedgerContextError):
+    """The audit log cannot be read, or holds no such pack; the message says which."""
 
     exit_code = 2
