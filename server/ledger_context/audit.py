@@ -18,6 +18,7 @@ is for the command line.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -139,8 +140,22 @@ def log_path(explicit: str | None = None) -> Path:
     return Path(os.path.abspath(os.path.expanduser(chosen))) if chosen else default_path()
 
 
+def _placement_fault(path: Path) -> str | None:
+    """Why ``path`` can never hold the log (a file where a folder must be), else ``None``;
+    a few ``stat`` calls, so a server can say it at startup."""
+    if path.is_dir():
+        return f"{path} is a folder"
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return None if folder.is_dir() else f"{folder} is not a folder"
+
+
 def _create_private(path: Path) -> None:
     """Create the folder (0700) and the file (0600) if missing; tighten an existing file."""
+    fault = _placement_fault(path)
+    if fault is not None:
+        raise NotADirectoryError(errno.ENOTDIR, fault)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
@@ -228,6 +243,10 @@ class AuditLog:
         self._queue: queue.Queue[tuple[CallRecord, bytes] | None] = queue.Queue(queue_size)
         self._db: sqlite3.Connection | None = None
         self._last_attempt = 0.0
+        fault = _placement_fault(path)
+        if fault is not None:  # known now: say it before the first call, not after
+            self._fail(f"cannot open {path}: {fault}")
+            self._last_attempt = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="ledger-context audit", daemon=True)
         self._thread.start()
 
@@ -286,8 +305,8 @@ class AuditLog:
         return self._db
 
     def _run(self) -> None:
-        if self.path.exists():
-            db = self._open(create=False)
+        if self.path.exists():  # prune at startup; tighten a loose mode on the way
+            db = self._open(create=True)
             if db is not None:
                 try:
                     _prune(db, self.keep_days)
