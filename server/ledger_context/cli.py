@@ -341,7 +341,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         calls, packs = audit.prune(path, keep)
         print(f"removed {calls} calls and {packs} packs older than {keep} days")
         return 0
-    space = display_path(find_space(args.space)) if args.space else None
+    space = None
+    if args.space:  # as serve recorded it: absolute, the .ledger folder meaning its parent
+        chosen = Path(os.path.abspath(os.path.expanduser(args.space)))
+        space = display_path(chosen.parent if chosen.name == ".ledger" else chosen)
     records = audit.list_calls(path, space, _since(args.since) if args.since else None)
     if args.json:
         import json
