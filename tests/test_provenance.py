@@ -13,6 +13,7 @@ import pytest
 
 from conftest import FIXTURES, doc, write_ledger
 from ledger_context import ContextBuilder, build_context
+from ledger_context import provenance as provenance_module
 from ledger_context.explain import explain
 from ledger_context.provenance import fingerprint
 
@@ -162,3 +163,26 @@ def test_pack_builds_never_start_git(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     build = ContextBuilder(repo, cache=False, provenance=False).build()
     assert build.pack == expected
     assert all(d.git_blob is None for d in build.ledger.documents)
+
+
+def test_a_server_asks_git_again_only_when_head_moved(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    repo = demo_repo(tmp_path)
+    builder = ContextBuilder(repo)
+    build = builder.build()
+    first = build.provenance()
+    calls: list[list[str]] = []
+    real_git = provenance_module.git
+
+    def counting_git(args: list[str], cwd: object, stdin: bytes | None = None) -> bytes | None:
+        calls.append(args)
+        return real_git(args, cwd, stdin)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(provenance_module, "git", counting_git)
+    for _ in range(5):
+        assert builder.build().provenance() == first
+    assert calls == []
+    second = commit_all(repo, "moved")
+    assert builder.build().provenance().commit == second
+    assert [args[0] for args in calls] == ["rev-parse", "ls-tree"]

@@ -23,13 +23,13 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from .errors import RevisionError
-from .provenance import GIT_TIMEOUT_S, FixedHead, Head, TreeEntry, git
+from .provenance import FixedHead, Head, TreeEntry, git
 from .space import LEDGER_DIR
 from .walk import MAX_FILE_BYTES
 
@@ -72,10 +72,11 @@ class _Objects:
         self.stdout = self.proc.stdout
 
     def close(self) -> None:
-        self.stdin.close()
+        with suppress(OSError):
+            self.stdin.close()
         try:
-            self.proc.wait(GIT_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
+            self.proc.wait(1.0)
+        except subprocess.TimeoutExpired:  # stopped early, git still writing: no one reads on
             self.proc.kill()
             self.proc.wait()
         self.stdout.close()
@@ -104,7 +105,7 @@ class _Objects:
             try:
                 self.stdin.write(b"".join(oid.encode("ascii") + b"\n" for oid in oids))
                 self.stdin.flush()
-            except OSError:
+            except (OSError, ValueError):  # the reader stopped and closed the pipe
                 pass
 
         writer = threading.Thread(target=request, daemon=True)
