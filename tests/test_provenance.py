@@ -185,4 +185,4 @@ def test_a_server_asks_git_again_only_when_head_moved(
     assert calls == []
     second = commit_all(repo, "moved")
     assert builder.build().provenance().commit == second
-    assert [args[0] for args in calls] == ["rev-parse", "ls-tree"]
+    assert [args[:2] for args in calls] == [["rev-parse", "--verify"], ["ls-tree", "-r"]]

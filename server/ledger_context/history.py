@@ -355,7 +355,12 @@ def checkout(rev: str, explicit_space: str | None, cwd: Path | None = None) -> I
         root = os.path.realpath(temporary)
         writer = _Writer(tree, os.fsencode(root))
         resolver = _Resolver(tree, writer)
-        _materialise(tree, writer, resolver, space_parts)
+        try:
+            _materialise(tree, writer, resolver, space_parts)
+        except OSError as exc:  # a full disk, or links this system cannot make
+            raise RevisionError(
+                f"cannot write the ledger of {rev} into {temporary}: {exc.strerror or exc}"
+            ) from None
         space = Path(root, *map(os.fsdecode, space_parts))
         shown_space = os.path.join(repo, *map(os.fsdecode, space_parts))
         blobs = {"/".join(map(os.fsdecode, parts)): entry for parts, entry in writer.written.items()}

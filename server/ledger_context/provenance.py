@@ -10,9 +10,9 @@ holds for the whole build (spec §8, provenance):
 - ``fingerprint``: :func:`fingerprint` over every document read.
 
 Git is asked through its command line, lazily: only an explanation or a receipt needs
-HEAD, never ``ledger-context pack``. One ``git rev-parse`` gives the top level, the git
-folders and HEAD; one ``git ls-tree`` gives HEAD's blob ids below the ledger, cached per
-commit. The git CLI reads every repository layout (packed refs, reftable, worktrees,
+HEAD, never ``ledger-context pack``. ``git rev-parse`` gives the top level and the git
+folders (once), then HEAD; one ``git ls-tree`` gives HEAD's blob ids below the ledger,
+cached per commit. The git CLI reads every repository layout (packed refs, reftable, worktrees,
 SHA-256 object format) exactly as git does. A server asks again only when git's HEAD or
 ref files changed, which costs a few ``stat`` calls instead of a process (about 2 ms).
 """
@@ -182,7 +182,8 @@ class WorkTree:
         self._dirs: tuple[str, str, str] | None = None  # toplevel, git dir, common dir
         self._key: object = None
         self._head: Head | None = None
-        self._trees: dict[str | None, dict[str, TreeEntry]] = {}
+        self._trees: dict[tuple[str | None, str | None], dict[str, TreeEntry]] = {}
+        self._ledger_real: str | None = None
 
     def object_format(self) -> str | None:
         """``sha1`` or ``sha256`` (the hash of this repository's object ids), ``None`` if
@@ -218,28 +219,32 @@ class WorkTree:
         if not self.found:
             return None
         with self._lock:
-            if self._dirs is not None and self._head is not None and self._refs_key() == self._key:
+            ledger_real = os.path.realpath(os.path.join(self.space, LEDGER_DIR))  # a link may move
+            unmoved = self._dirs is not None and self._head is not None and self._ledger_real == ledger_real
+            if unmoved and self._refs_key() == self._key:
                 return self._head
-            folders = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
-            out = git([*folders, "--verify", "-q", "HEAD"], self.space)
-            if out is None:  # exit 1: no commit yet; ask for the folders alone
+            self._ledger_real = ledger_real
+            if self._dirs is None:
+                folders = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
                 out = git(folders, self.space)
                 if out is None:
                     return None
-            lines = os.fsdecode(out).splitlines()
-            toplevel = os.path.realpath(lines[0])
-            # --git-common-dir is relative to the folder git ran in, unless absolute.
-            self._dirs = (toplevel, lines[1], os.path.normpath(os.path.join(self.space, lines[2])))
-            commit = lines[3] if len(lines) > 3 else None
-            self._key = self._refs_key()
-            tree = self._trees.get(commit)
+                lines = os.fsdecode(out).splitlines()
+                # --git-common-dir is relative to the folder git ran in, unless absolute.
+                common = os.path.normpath(os.path.join(self.space, lines[2]))
+                self._dirs = (os.path.realpath(lines[0]), lines[1], common)
+            toplevel = self._dirs[0]
+            self._key = self._refs_key()  # before HEAD is read: a commit in between is seen next time
+            out = git(["rev-parse", "--verify", "-q", "HEAD"], self.space)
+            commit = out.decode("ascii").strip() if out else None  # None: no commit yet
+            ledger_rel = _relative(ledger_real, toplevel)
+            tree = self._trees.get((commit, ledger_rel))
             if tree is None:
-                ledger_rel = _relative(os.path.realpath(os.path.join(self.space, LEDGER_DIR)), toplevel)
                 tree = {}
                 if commit is not None and ledger_rel is not None:
                     listing = ["ls-tree", "-r", "-z", "--full-tree", commit, "--", ledger_rel or "."]
                     tree = parse_ls_tree(git(listing, toplevel) or b"")
-                self._trees = {commit: tree}  # one commit at a time
+                self._trees = {(commit, ledger_rel): tree}  # one commit at a time
             self._head = Head(toplevel, commit, tree)
             return self._head
 
