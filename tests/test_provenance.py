@@ -186,3 +186,29 @@ def test_a_server_asks_git_again_only_when_head_moved(
     second = commit_all(repo, "moved")
     assert builder.build().provenance().commit == second
     assert [args[:2] for args in calls] == [["rev-parse", "--verify"], ["ls-tree", "-r"]]
+
+
+@pytest.mark.anyio
+async def test_receipt_and_explanation_carry_the_same_provenance(tmp_path: Path) -> None:
+    from mcp import Client
+
+    from ledger_context.mcp_server import create_server
+
+    repo = demo_repo(tmp_path)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    async with Client(create_server(repo), mode="legacy") as client:
+        receipt = (await client.call_tool("get_context", {})).meta["ledger-context/receipt"]  # type: ignore[index]
+        assert (receipt["commit"], receipt["dirty"]) == (head, False)
+        (repo / ".ledger" / "agents.md").write_text("edited\n", encoding="utf-8")
+        edited = (await client.call_tool("get_context", {})).meta["ledger-context/receipt"]  # type: ignore[index]
+        explained = await client.call_tool("explain_budget", {"detail": "full"})
+    assert (edited["commit"], edited["dirty"]) == (head, True)
+    assert edited["fingerprint"] != receipt["fingerprint"]
+    pack = explained.structured_content["pack"]  # type: ignore[index]
+    assert {k: pack[k] for k in ("sha256", "commit", "dirty", "fingerprint")} == {
+        k: edited[k] for k in ("sha256", "commit", "dirty", "fingerprint")
+    }
+    assert explained.structured_content["audit"] == "off"  # type: ignore[index]
+    agents = explained.structured_content["blocks"][0]  # type: ignore[index]
+    assert agents["sha256"] == hashlib.sha256(b"edited\n").hexdigest()
+    assert agents["git_blob"] == git(repo, "hash-object", ".ledger/agents.md").strip()

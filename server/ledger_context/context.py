@@ -53,14 +53,19 @@ class ContextBuild:
         """The strictest class over :meth:`sources`, ``None`` if none declared one."""
         return effective_class(self.sources())
 
-    def provenance(self) -> Provenance:
+    def provenance(self, *, refresh: bool = True) -> Provenance:
         """Commit, dirty and fingerprint of this build (spec §8), with HEAD as it is now.
 
-        Git is asked here, not while building, and again only when HEAD moved. A build
-        made without provenance reports no commit and no blob ids.
+        Git is asked here, not while building, and again only when HEAD moved; with
+        ``refresh`` False the last answer is given without asking (one call's receipt and
+        record then agree). A build made without provenance reports no commit and no
+        blob ids.
         """
-        head = self.git.head() if self.git is not None else None
         cached = self._memo.get("provenance")
+        if not refresh and cached is not None:
+            last: Provenance = cached[1]
+            return last
+        head = self.git.head() if self.git is not None else None
         if cached is not None and cached[0] is head:
             result: Provenance = cached[1]
             return result

@@ -179,7 +179,7 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
     budgeted = build.budgeted
     full = detail == "full"
     cap_bytes = budgeted.cap_bytes
-    origin = build.provenance()
+    origin = build.provenance(refresh=False)  # as the build last learnt it: one answer per call
     git_blob = _blob_ids(build) if origin.in_git else {}
 
     groups: list[GroupLine] = []

@@ -118,7 +118,7 @@ class _Ledgers:
                 builder = ContextBuilder(space, self.cap_tokens, self.max_data_class)
                 self._builders[space] = builder
             build = builder.build()
-            build.provenance()  # ask git here, in the worker thread, not on the event loop
+            build.provenance()  # git is asked here, in the worker thread, never on the event loop
             return build
 
 
@@ -151,7 +151,7 @@ class Recorder:
             return
         try:
             name, version, protocol = _client_of(ctx)
-            origin = build.provenance()
+            origin = build.provenance(refresh=False)
             b = build.budgeted
             record = CallRecord(
                 time=utc_now(),
@@ -225,7 +225,7 @@ def _check_detail(detail: Any) -> str | None:
 def receipt(build: ContextBuild) -> dict[str, Any]:
     """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``."""
     b = build.budgeted
-    origin = build.provenance()
+    origin = build.provenance(refresh=False)
     return {
         "bytes": b.pack_bytes,
         "tokens": b.tokens,
