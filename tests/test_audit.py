@@ -320,3 +320,18 @@ async def test_no_audit_means_off_and_no_file(tmp_path: Path) -> None:
         explained = await client.call_tool("explain_budget", {})
     assert explained.structured_content is not None and explained.structured_content["audit"] == "off"
     assert not log.exists()
+
+
+def test_a_write_that_fails_is_counted_and_the_log_recovers(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    log = AuditLog(path)
+    broken = record("bad")
+    object.__setattr__(broken, "cap_tokens", object())  # sqlite cannot bind it
+    log.record(broken, "bad")
+    assert log.flush()
+    assert (log.dropped, log.state.startswith("failing: cannot write")) == (1, True)
+    log.record(record("good"), "good")
+    assert log.flush()
+    assert (log.state, log.written) == ("ok", 1)
+    log.close()
+    assert [r.sha256 for r in audit.list_calls(path)] == [hashlib.sha256(b"good").hexdigest()]

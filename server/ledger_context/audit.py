@@ -30,7 +30,7 @@ import threading
 import time
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -242,11 +242,11 @@ class AuditLog:
         self._failure: str | None = None
         self._queue: queue.Queue[tuple[CallRecord, bytes] | None] = queue.Queue(queue_size)
         self._db: sqlite3.Connection | None = None
-        self._last_attempt = 0.0
+        self._retry_at = 0.0  # after a failed open, the next try waits a while
         fault = _placement_fault(path)
         if fault is not None:  # known now: say it before the first call, not after
             self._fail(f"cannot open {path}: {fault}")
-            self._last_attempt = time.monotonic()
+            self._retry_at = time.monotonic() + _REOPEN_AFTER_S
         self._thread = threading.Thread(target=self._run, name="ledger-context audit", daemon=True)
         self._thread.start()
 
@@ -291,16 +291,15 @@ class AuditLog:
     def _open(self, create: bool) -> sqlite3.Connection | None:
         if self._db is not None:
             return self._db
-        now = time.monotonic()
-        if self._failure is not None and now - self._last_attempt < _REOPEN_AFTER_S:
+        if time.monotonic() < self._retry_at:
             return None
-        self._last_attempt = now
         try:
             self._db = connect(self.path, create)
         except FileNotFoundError:
             return None
         except (OSError, sqlite3.Error) as exc:
             self._fail(f"cannot open {self.path}: {_reason(exc)}")
+            self._retry_at = time.monotonic() + _REOPEN_AFTER_S
             return None
         return self._db
 
@@ -340,10 +339,11 @@ class AuditLog:
             with _transaction(db):
                 for record, pack in records:
                     _insert(db, record, pack)
-        except sqlite3.Error as exc:
+        except Exception as exc:  # the writer thread must outlive any fault, or calls would queue up
             self.dropped += len(records)
             self._fail(f"cannot write: {_reason(exc)}")
-            db.close()
+            with suppress(sqlite3.Error):
+                db.close()
             self._db = None
             return
         self.written += len(records)
