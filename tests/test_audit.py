@@ -163,7 +163,10 @@ def test_a_full_queue_drops_and_counts_instead_of_waiting(tmp_path: Path) -> Non
     for i in range(5):
         log.record(record(f"p{i}"), f"p{i}")
     assert log.dropped >= 3
-    assert log.state.startswith("failing: the queue is full")
+    assert (
+        log.state
+        == f"failing: the writer is behind and its queue is full ({log.dropped} records not written)"
+    )
     blocker.execute("ROLLBACK")
     blocker.close()
     assert log.flush(30)
@@ -335,3 +338,27 @@ def test_a_write_that_fails_is_counted_and_the_log_recovers(tmp_path: Path) -> N
     assert (log.state, log.written) == ("ok", 1)
     log.close()
     assert [r.sha256 for r in audit.list_calls(path)] == [hashlib.sha256(b"good").hexdigest()]
+
+
+@pytest.mark.anyio
+async def test_two_real_servers_sharing_one_log_lose_no_rows(tmp_path: Path) -> None:
+    import anyio
+
+    log = tmp_path / "shared.sqlite3"
+    calls = 25
+
+    async def serve_calls(space: Path) -> None:
+        async with Client(_server("--space", str(space), "--audit", str(log)), mode="legacy") as client:
+            for _ in range(calls):
+                assert (await client.call_tool("get_context", {})).is_error is False
+
+    one = write_ledger(tmp_path / "one", {"agents.md": "one\n"})
+    two = write_ledger(tmp_path / "two", {"agents.md": "two\n"})
+    async with anyio.create_task_group() as group:
+        group.start_soon(serve_calls, one)
+        group.start_soon(serve_calls, two)
+    records = audit.list_calls(log)
+    assert sorted((r.space, r.call) for r in records) == sorted(
+        [(str(one), "get_context")] * calls + [(str(two), "get_context")] * calls
+    )
+    assert len({r.pid for r in records}) == 2

@@ -253,15 +253,17 @@ class AuditLog:
     @property
     def state(self) -> str:
         """``ok`` or ``failing: <reason>`` (what ``explain_budget`` shows)."""
-        return "ok" if self._failure is None else f"failing: {self._failure}"
+        if self._failure is None:
+            return "ok"
+        return f"failing: {self._failure} ({self.dropped} records not written)"
 
     def record(self, record: CallRecord, pack: str) -> None:
         """Queue ``record`` with its pack text; never blocks, never raises."""
         try:
             self._queue.put_nowait((record, pack.encode("utf-8", "surrogatepass")))
-        except queue.Full:
+        except queue.Full:  # logged once, not per record: this is the request path
             self.dropped += 1
-            self._fail(f"the queue is full; {self.dropped} records dropped")
+            self._fail("the writer is behind and its queue is full")
 
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until every queued record is written or dropped; True if it happened in time."""
