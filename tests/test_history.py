@@ -211,3 +211,15 @@ def test_unknown_revision_and_no_repository_are_clear_errors(
         f"no .ledger in {os.path.realpath(repo)}/empty at revision HEAD ({commit[:12]})"
         in capsys.readouterr().err
     )
+
+
+def test_a_ledger_that_is_no_folder_at_the_revision_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = init(tmp_path / "repo")
+    os.symlink("README.md", repo / ".ledger")
+    (repo / "README.md").write_text("not a ledger\n", encoding="utf-8")
+    commit = commit_all(repo)
+    assert main(["pack", "--rev", "HEAD", "--space", str(repo)]) == 2
+    shown = f"{os.path.realpath(repo)}@{commit}"
+    assert f"Error: {shown} holds a .ledger that is not a folder (at HEAD)" in capsys.readouterr().err

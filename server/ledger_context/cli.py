@@ -18,9 +18,9 @@ from . import __version__
 from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
 from .classify import CLASSES, parse_ceiling
 from .context import ContextBuild, ContextBuilder
-from .errors import InvalidArgumentError, LedgerContextError
+from .errors import InvalidArgumentError, LedgerContextError, RevisionError
 from .provenance import HeadSource
-from .space import display_path, find_space, space_from_environment
+from .space import display_path, find_space, holds_ledger, space_from_environment
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
 CAP_ENV = "LEDGER_CAP_TOKENS"
@@ -201,7 +201,8 @@ def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | N
     from .history import checkout
 
     with checkout(args.rev, explicit) as revision:
-        find_space(revision.space)  # a .ledger that is not a folder at REV is refused as now
+        if not holds_ledger(revision.space):  # a file, or a link to no folder, at REV
+            raise RevisionError(f"{revision.shown} holds a .ledger that is not a folder (at {args.rev})")
         yield revision.space, revision.shown, revision.head
 
 
