@@ -3,6 +3,7 @@
 Tools: ``get_context`` (the pack as plain text, a receipt in ``_meta``) and
 ``explain_budget`` (the breakdown as structured output). Resources: ``ledger://pack``
 and ``ledger://document/{+path}``. Prompt: ``start-task``. Logs go to stderr only.
+Every call answered is put in the audit log through :meth:`Recorder.record`.
 """
 
 from __future__ import annotations
