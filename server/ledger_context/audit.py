@@ -31,7 +31,7 @@ import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import astuple, dataclass, fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -211,10 +211,8 @@ def _insert(db: sqlite3.Connection, record: CallRecord, pack: bytes) -> None:
             "INSERT INTO packs (sha256, bytes, body) VALUES (?, ?, ?)",
             (record.sha256, len(pack), zlib.compress(pack, 6)),
         )
-    row = asdict(record)
-    row["commit_id"] = row.pop("commit")
-    columns = ", ".join(row)
-    db.execute(f"INSERT INTO calls ({columns}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
+    row = astuple(record)
+    db.execute(f"INSERT INTO calls ({_COLUMNS}) VALUES ({', '.join('?' * len(row))})", row)
 
 
 def _prune(db: sqlite3.Connection, keep_days: int) -> tuple[int, int]:
@@ -369,10 +367,9 @@ def _reader(path: Path) -> sqlite3.Connection:
         raise AuditError(f"cannot open the audit log {path}: {_reason(exc)}") from None
 
 
-_COLUMNS = (
-    "time, pid, client_name, client_version, protocol, call, arguments, space, cap_tokens, ceiling, "
-    "sha256, bytes, tokens, truncated, dropped_blocks, commit_id, dirty, fingerprint, document_sha256"
-)
+_FIELDS = tuple(f.name for f in fields(CallRecord))
+_COLUMNS = ", ".join("commit_id" if name == "commit" else name for name in _FIELDS)
+"""The calls table's columns, in :class:`CallRecord`'s order (``commit`` is a keyword in SQL)."""
 
 
 def list_calls(path: Path, space: str | None = None, since: str | None = None) -> list[CallRecord]:
@@ -391,30 +388,13 @@ def list_calls(path: Path, space: str | None = None, since: str | None = None) -
         rows = db.execute(query + " ORDER BY time, id", params).fetchall()
     finally:
         db.close()
-    return [
-        CallRecord(
-            time=r[0],
-            pid=r[1],
-            client_name=r[2],
-            client_version=r[3],
-            protocol=r[4],
-            call=r[5],
-            arguments=r[6],
-            space=r[7],
-            cap_tokens=r[8],
-            ceiling=r[9],
-            sha256=r[10],
-            bytes=r[11],
-            tokens=r[12],
-            truncated=bool(r[13]),
-            dropped_blocks=r[14],
-            commit=r[15],
-            dirty=None if r[16] is None else bool(r[16]),
-            fingerprint=r[17],
-            document_sha256=r[18],
-        )
-        for r in rows
-    ]
+    records = []
+    for row in rows:
+        values = dict(zip(_FIELDS, row, strict=True))
+        values["truncated"] = bool(values["truncated"])
+        values["dirty"] = None if values["dirty"] is None else bool(values["dirty"])
+        records.append(CallRecord(**values))
+    return records
 
 
 def pack_body(path: Path, sha256: str) -> bytes:
