@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -11,6 +15,14 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "ledger_fixtures"
 
 Files = Mapping[str, str | bytes]
+
+# Servers the tests start keep their audit log in the user state folder: point HOME (which
+# MCP clients pass on to servers) at a private folder, so no test writes to the real one.
+_HOME = tempfile.mkdtemp(prefix="ledger-context-tests-home-")
+atexit.register(shutil.rmtree, _HOME, True)
+os.environ["HOME"] = _HOME
+for _name in ("XDG_STATE_HOME", "LEDGER_AUDIT"):
+    os.environ.pop(_name, None)
 
 
 def write_ledger(space: Path, files: Files) -> Path:

@@ -124,7 +124,10 @@ def test_pack_notes_skipped_documents_on_stderr(ledger: Ledger, capsys: pytest.C
     assert "1 file(s) or folder(s) skipped" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", [[], ["pack"], ["explain"], ["check"], ["serve"]])
+@pytest.mark.parametrize(
+    "command",
+    [[], ["pack"], ["explain"], ["check"], ["serve"], ["audit"], ["audit", "list"], ["audit", "show"]],
+)
 def test_every_command_has_help(command: list[str]) -> None:
     result = run_cli(*command, "--help")
     assert result.returncode == 0

@@ -1,4 +1,4 @@
-"""The command line: ``pack``, ``explain``, ``check``, ``serve``; the only module that prints.
+"""The command line: ``pack``, ``explain``, ``check``, ``serve``, ``audit``; the only module that prints.
 
 Every command reads the same core as the MCP server, so ``ledger-context pack`` writes
 exactly the bytes ``get_context`` returns. Errors go to stderr as ``Error: ...`` with
@@ -10,15 +10,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import __version__
 from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
 from .classify import CLASSES, parse_ceiling
 from .context import ContextBuild, ContextBuilder
-from .errors import InvalidArgumentError, LedgerContextError
-from .space import display_path, find_space, space_from_environment
+from .errors import InvalidArgumentError, LedgerContextError, RevisionError
+from .provenance import HeadSource
+from .space import display_path, find_space, holds_ledger, space_from_environment
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
 CAP_ENV = "LEDGER_CAP_TOKENS"
@@ -56,6 +58,28 @@ def _parser() -> argparse.ArgumentParser:
         f"(default: ${CEILING_ENV}, else no ceiling)",
     )
 
+    history = argparse.ArgumentParser(add_help=False)
+    history.add_argument(
+        "--rev",
+        metavar="REV",
+        help="build from the ledger as committed at REV (a commit, branch or tag), read from "
+        "git objects, not the work tree",
+    )
+    audit_file = argparse.ArgumentParser(add_help=False)
+    audit_file.add_argument(
+        "--audit",
+        metavar="PATH",
+        help="the audit log file (default: $LEDGER_AUDIT, else the user state folder, "
+        "e.g. ~/.local/state/ledger-context/audit.sqlite3)",
+    )
+    keep_days = argparse.ArgumentParser(add_help=False)
+    keep_days.add_argument(
+        "--audit-keep-days",
+        type=_keep_days,
+        metavar="DAYS",
+        help="keep audit records this many days (default 90); older ones are pruned",
+    )
+
     parser = argparse.ArgumentParser(
         prog="ledger-context",
         description="Deterministic, byte-budgeted context packs of an experiment ledger, "
@@ -66,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
 
     pack = commands.add_parser(
         "pack",
-        parents=[common, budget],
+        parents=[common, budget, history],
         help="write the context pack to stdout, exactly as get_context returns it",
         description="Write the context pack to stdout: exactly the bytes get_context returns, "
         "no newline added.",
@@ -79,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
 
     explain = commands.add_parser(
         "explain",
-        parents=[common, budget],
+        parents=[common, budget, history],
         help="show the pack's budget: every block kept, dropped or truncated, and why",
         description="Show the breakdown of the pack get_context would return now.",
     )
@@ -88,20 +112,67 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser(
         "check",
-        parents=[common],
+        parents=[common, history],
         help="list every problem in the ledger; exit 0 clean, 1 warnings, 2 documents skipped",
         description="List every problem found in the ledger, with path, line, severity and how "
         "to fix it. Exit status: 0 clean, 1 warnings only, 2 documents skipped.",
     )
     check.add_argument("--json", action="store_true", help="print the problems as JSON")
 
-    commands.add_parser(
+    serve = commands.add_parser(
         "serve",
-        parents=[common, budget],
+        parents=[common, budget, audit_file, keep_days],
         help="run the MCP stdio server (tools get_context and explain_budget)",
-        description="Run the MCP server over stdio. Only JSON-RPC goes to stdout; logs go to stderr.",
+        description="Run the MCP server over stdio. Only JSON-RPC goes to stdout; logs go to stderr. "
+        "Every call answered is recorded in the audit log.",
+    )
+    serve.add_argument("--no-audit", action="store_true", help="keep no audit log")
+
+    audit = commands.add_parser(
+        "audit",
+        help="what serve served: list the calls, show a pack's exact bytes, verify, prune",
+        description="Read the audit log serve writes: every call answered, with the pack's SHA-256.",
+    )
+    audit_commands = audit.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
+    listing = audit_commands.add_parser(
+        "list",
+        parents=[audit_file],
+        help="the calls recorded: time, client, call, sha256, bytes, commit, dirty",
+        description="List the calls recorded, oldest first.",
+    )
+    listing.add_argument("--space", metavar="PATH", help="only calls answered from this space")
+    listing.add_argument(
+        "--since", metavar="ISO", help="only calls at or after this time (ISO 8601; UTC if no offset)"
+    )
+    listing.add_argument("--json", action="store_true", help="print the records as JSON")
+    show = audit_commands.add_parser(
+        "show",
+        parents=[audit_file],
+        help="print a served pack's exact bytes",
+        description="Write the pack with this SHA-256 (or a unique prefix of 8+ hex digits) to stdout, "
+        "exactly the bytes served, nothing added.",
+    )
+    show.add_argument("sha256", metavar="SHA256")
+    audit_commands.add_parser(
+        "verify",
+        parents=[audit_file],
+        help="re-hash every stored pack; exit 1 on a mismatch",
+        description="Re-hash every stored pack and check it against its SHA-256; exit 1 if one differs.",
+    )
+    audit_commands.add_parser(
+        "prune",
+        parents=[audit_file, keep_days],
+        help="remove records older than --audit-keep-days",
+        description="Remove records older than --audit-keep-days days, and packs no record refers to.",
     )
     return parser
+
+
+def _keep_days(value: str) -> int:
+    text = value.strip()
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 100_000:
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a number of days from 1 to 100000")
+    return int(text)
 
 
 def _options(args: argparse.Namespace) -> tuple[int, str | None]:
@@ -118,10 +189,28 @@ def _options(args: argparse.Namespace) -> tuple[int, str | None]:
     return cap, parse_ceiling(ceiling)
 
 
-def _build(args: argparse.Namespace) -> ContextBuild:
+@contextmanager
+def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | None]]:
+    """The space to read, how to show it, and where HEAD comes from: the work tree, or
+    the ledger of ``--rev`` written out from git for the ``with`` block."""
+    explicit = space_from_environment(args.space)
+    if getattr(args, "rev", None) is None:
+        space = find_space(explicit)
+        yield space, display_path(space), None
+        return
+    from .history import checkout
+
+    with checkout(args.rev, explicit) as revision:
+        if not holds_ledger(revision.space):  # a file, or a link to no folder, at REV
+            raise RevisionError(f"{revision.shown} holds a .ledger that is not a folder (at {args.rev})")
+        yield revision.space, revision.shown, revision.head
+
+
+@contextmanager
+def _build(args: argparse.Namespace, provenance: bool) -> Iterator[tuple[ContextBuild, str]]:
     cap, ceiling = _options(args)
-    space = find_space(space_from_environment(args.space))
-    return ContextBuilder(space, cap, ceiling, cache=False).build()
+    with _space(args) as (space, shown, git):
+        yield ContextBuilder(space, cap, ceiling, cache=False, provenance=provenance, git=git).build(), shown
 
 
 def _write(text: str) -> None:
@@ -141,7 +230,8 @@ def _skipped_note(build: ContextBuild) -> None:
 
 
 def _cmd_pack(args: argparse.Namespace) -> int:
-    build = _build(args)
+    with _build(args, provenance=False) as (build, _):
+        pass
     _write(build.pack)
     if args.stats:
         b = build.budgeted
@@ -159,7 +249,10 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     from .explain import explain
     from .readout import budget_text
 
-    explanation = explain(_build(args), "full" if args.full else "brief")
+    with _build(args, provenance=True) as (build, shown):
+        explanation = explain(build, "full" if args.full else "brief")
+    if args.rev is not None:
+        explanation = explanation.model_copy(update={"space": shown})
     if args.json:
         _write(explanation.model_dump_json(indent=2) + "\n")
     else:
@@ -172,13 +265,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .ledger import read_ledger
     from .readout import problems_text
 
-    space = find_space(space_from_environment(args.space))
-    report = check_ledger(read_ledger(space))
+    with _space(args) as (space, shown, _):
+        report = check_ledger(read_ledger(space))
     if args.json:
         import json
 
         data = {
-            "space": display_path(space),
+            "space": shown,
             "exit_status": report.exit_status,
             "problems": [
                 {
@@ -193,7 +286,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         }
         _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        _write(f"Checked {display_path(space)}\n" + problems_text(report.problems))
+        _write(f"Checked {shown}\n" + problems_text(report.problems))
     return report.exit_status
 
 
@@ -201,13 +294,85 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     cap, ceiling = _options(args)
     explicit = space_from_environment(args.space)
     # The MCP SDK is imported here only: every other command stays fast to start.
+    from .audit import DEFAULT_KEEP_DAYS, AuditLog, log_path
     from .mcp_server import serve
 
-    serve(explicit_space=Path(explicit) if explicit else None, cap_tokens=cap, max_data_class=ceiling)
+    keep = args.audit_keep_days or DEFAULT_KEEP_DAYS
+    log = None if args.no_audit else AuditLog(log_path(args.audit), keep)
+    space = Path(explicit) if explicit else None
+    serve(explicit_space=space, cap_tokens=cap, max_data_class=ceiling, audit=log)
     return 0
 
 
-_COMMANDS = {"pack": _cmd_pack, "explain": _cmd_explain, "check": _cmd_check, "serve": _cmd_serve}
+def _since(value: str) -> str:
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise InvalidArgumentError(
+            f"--since {value[:40]!r} is not an ISO 8601 date or time "
+            "(e.g. 2026-12-01 or 2026-12-01T09:30:00Z)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from . import audit
+
+    path = audit.log_path(args.audit)
+    action = args.audit_command
+    if action == "show":
+        data = audit.pack_body(path, args.sha256)
+        if sys.stdout is None:
+            raise LedgerContextError("standard output is closed; nothing can be written")
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return 0
+    if action == "verify":
+        checked, bad = audit.verify(path)
+        for sha256 in bad:
+            print(f"mismatch: {sha256}", file=sys.stderr)
+        print(f"{checked} packs checked in {display_path(path)}: {len(bad) or 'no'} mismatch(es)")
+        return 1 if bad else 0
+    if action == "prune":
+        keep = args.audit_keep_days or audit.DEFAULT_KEEP_DAYS
+        calls, packs = audit.prune(path, keep)
+        print(f"removed {calls} calls and {packs} packs older than {keep} days")
+        return 0
+    space = None
+    if args.space:  # as serve recorded it: absolute, the .ledger folder meaning its parent
+        chosen = Path(os.path.abspath(os.path.expanduser(args.space)))
+        space = display_path(chosen.parent if chosen.name == ".ledger" else chosen)
+    records = audit.list_calls(path, space, _since(args.since) if args.since else None)
+    if args.json:
+        import json
+        from dataclasses import asdict
+
+        _write(json.dumps([asdict(r) for r in records], indent=2, ensure_ascii=False) + "\n")
+        return 0
+    header = ("time", "client", "call", "sha256", "bytes", "commit", "dirty")
+    lines = ["{:<27}  {:<24}  {:<24}  {:<16}  {:>7}  {:<12}  {}".format(*header)]
+    for r in records:
+        client = f"{r.client_name or '?'} {r.client_version or ''}".strip()
+        dirty = "-" if r.dirty is None else "yes" if r.dirty else "no"
+        lines.append(
+            f"{r.time:<27}  {client[:24]:<24}  {r.call[:24]:<24}  {r.sha256[:16]}  {r.bytes:>7}  "
+            f"{(r.commit or '-')[:12]:<12}  {dirty}"
+        )
+    _write("\n".join(lines) + "\n")
+    return 0
+
+
+_COMMANDS = {
+    "pack": _cmd_pack,
+    "explain": _cmd_explain,
+    "check": _cmd_check,
+    "serve": _cmd_serve,
+    "audit": _cmd_audit,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,13 +7,15 @@ so they cannot disagree; ``explain_budget`` reads the same :class:`ContextBuild`
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .budget import DEFAULT_CAP_TOKENS, Budgeted, apply_budget, check_cap_tokens
 from .classify import Source, effective_class, parse_ceiling
 from .ledger import DocumentCache, Ledger, read_ledger
 from .pack import Selection, select
+from .provenance import HeadSource, Provenance, WorkTree, provenance
 from .walk import walk_ledger
 
 
@@ -29,6 +31,9 @@ class ContextBuild:
     selection: Selection
     budgeted: Budgeted
     ceiling: str | None
+    git: HeadSource | None = field(default=None, compare=False, repr=False)
+    """Where HEAD is learnt, ``None`` when the build was made without provenance."""
+    _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def pack(self) -> str:
@@ -48,12 +53,34 @@ class ContextBuild:
         """The strictest class over :meth:`sources`, ``None`` if none declared one."""
         return effective_class(self.sources())
 
+    def provenance(self, *, refresh: bool = True) -> Provenance:
+        """Commit, dirty and fingerprint of this build (spec §8), with HEAD as it is now.
+
+        Git is asked here, not while building, and again only when HEAD moved; with
+        ``refresh`` False the last answer is given without asking (one call's receipt and
+        record then agree). A build made without provenance reports no commit and no
+        blob ids.
+        """
+        cached = self._memo.get("provenance")
+        if not refresh and cached is not None:
+            last: Provenance = cached[1]
+            return last
+        head = self.git.head() if self.git is not None else None
+        if cached is not None and cached[0] is head:
+            result: Provenance = cached[1]
+            return result
+        result = provenance(self.ledger, head)
+        self._memo["provenance"] = (head, result)
+        return result
+
 
 class ContextBuilder:
     """Builds packs of one space, reusing parsed files that did not change.
 
     ``cache`` is True (a fresh :class:`~ledger_context.ledger.DocumentCache`), False, or
-    a cache to use. ``cap_tokens`` (at least 1) and ``max_data_class`` (a class name or
+    a cache to use. With ``provenance`` (the default) documents inside a git work tree
+    get their git blob ids and builds can tell their commit; ``git`` replaces the work
+    tree (a build from a revision). ``cap_tokens`` (at least 1) and ``max_data_class`` (a class name or
     ``None``) are checked here: :class:`~ledger_context.errors.InvalidArgumentError` names the
     allowed values.
     """
@@ -65,12 +92,15 @@ class ContextBuilder:
         max_data_class: str | None = None,
         *,
         cache: bool | DocumentCache = True,
+        provenance: bool = True,
+        git: HeadSource | None = None,
     ) -> None:
         self.space = space
         self.cap_tokens = check_cap_tokens(cap_tokens)
         self.ceiling = parse_ceiling(max_data_class)
         self._cache = cache if isinstance(cache, DocumentCache) else DocumentCache() if cache else None
         self._last: ContextBuild | None = None
+        self.git = git if git is not None else WorkTree(space) if provenance else None
 
     def build(self) -> ContextBuild:
         """Read the ledger as it is now and build its pack (spec §1–7).
@@ -87,10 +117,12 @@ class ContextBuilder:
             last = self._last
             if last is not None and last.ledger.walk == walk:
                 return last
-            ledger = read_ledger(self.space, self._cache, walk)
+            # Blob ids cost a hash of every file: only where a work tree can use them.
+            blob_hash = self.git.object_format() if self.git is not None and self.git.found else None
+            ledger = read_ledger(self.space, self._cache, walk, blob_hash=blob_hash)
             selection = select(ledger.documents, self.ceiling)
             budgeted = apply_budget(selection.blocks, self.cap_tokens)
-            build = ContextBuild(ledger, selection, budgeted, self.ceiling)
+            build = ContextBuild(ledger, selection, budgeted, self.ceiling, self.git)
             self._last = build if ledger.cached else None
             return build
         finally:

@@ -3,10 +3,12 @@
     LedgerContextError            base class; ``exit_code`` for the CLI
     ├── SpaceNotFoundError        no directory holding ``.ledger`` (spec §1)
     ├── InvalidArgumentError      a bad ``detail``, cap or data-class ceiling
-    └── DocumentError             a document that cannot be served from a build (spec §1)
-        ├── DocumentNotFoundError     no accepted document at that path
-        ├── DocumentWithheldError     withheld by the data-class ceiling (spec §7)
-        └── DocumentChangedError      changed since the build read it
+    ├── DocumentError             a document that cannot be served from a build (spec §1)
+    │   ├── DocumentNotFoundError     no accepted document at that path
+    │   ├── DocumentWithheldError     withheld by the data-class ceiling (spec §7)
+    │   └── DocumentChangedError      changed since the build read it
+    ├── RevisionError             ``--rev``: no repository, an unknown revision, no ledger there
+    └── AuditError                the audit log cannot be read, or holds no such pack
 
 A broken *document* is never an exception: it is a :class:`~ledger_context.problems.Problem`
 in the build's report and the rest of the pack is still built (spec §2).
@@ -53,3 +55,16 @@ class DocumentWithheldError(DocumentError):
 
 class DocumentChangedError(DocumentError):
     """The file is no longer what the build read and classified: build again and retry."""
+
+
+class RevisionError(LedgerContextError):
+    """A build from history is impossible: the space is not in a git repository, the
+    revision is unknown, or it holds no ledger there. The message names which."""
+
+    exit_code = 2
+
+
+class AuditError(LedgerContextError):
+    """The audit log cannot be read, or holds no such pack; the message says which."""
+
+    exit_code = 2

@@ -48,6 +48,16 @@ class PackTotals(BaseModel):
     truncated_bytes: int = Field(description="Bytes removed by the cut, 0 if not truncated")
     dropped_blocks: int = Field(description="Candidate blocks with outcome 'dropped'")
     sha256: str = Field(description="SHA-256 of the pack's UTF-8 bytes, hex")
+    commit: str | None = Field(
+        description="The work tree's HEAD commit (or the --rev commit); null outside git or before a commit"
+    )
+    dirty: bool | None = Field(
+        description="True if a document read differs from HEAD's version or is untracked; null outside git"
+    )
+    fingerprint: str = Field(
+        description="SHA-256 over the sorted (path, sha256) of every document read: "
+        "path UTF-8, NUL, sha256 hex, newline per document"
+    )
 
 
 class Metrics(BaseModel):
@@ -97,6 +107,8 @@ class BlockLine(BaseModel):
     kept_bytes: int
     outcome: Outcome
     reason: str
+    sha256: str = Field(description="SHA-256 of the source file's bytes as read, hex")
+    git_blob: str | None = Field(description="git hash-object id of those bytes; null outside git")
 
 
 class SourceLine(BaseModel):
@@ -104,6 +116,8 @@ class SourceLine(BaseModel):
 
     path: str
     data_class: str | None
+    sha256: str = Field(description="SHA-256 of the source file's bytes as read, hex")
+    git_blob: str | None = Field(description="git hash-object id of those bytes; null outside git")
 
 
 class WithheldLine(BaseModel):
@@ -150,6 +164,14 @@ class Explanation(BaseModel):
     classification: Classification
     problem_counts: dict[str, int]
     problems: list[ProblemLine] = Field(description="Every problem (detail=full only)")
+    audit: str | None = Field(
+        default=None,
+        description="The server's audit log: 'ok', 'off' or 'failing: <reason>'; null outside serve",
+    )
+
+
+def _blob_ids(build: ContextBuild) -> dict[str, str | None]:
+    return {b.block.document.path: b.block.document.git_blob for b in build.budgeted.blocks}
 
 
 def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
@@ -157,6 +179,8 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
     budgeted = build.budgeted
     full = detail == "full"
     cap_bytes = budgeted.cap_bytes
+    origin = build.provenance(refresh=False)  # as the build last learnt it: one answer per call
+    git_blob = _blob_ids(build) if origin.in_git else {}
 
     groups: list[GroupLine] = []
     for number, name, _ in GROUPS:
@@ -202,14 +226,22 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
             kept_bytes=b.kept_bytes,
             outcome=b.outcome,
             reason=b.reason,
+            sha256=b.block.document.sha256,
+            git_blob=git_blob.get(b.block.document.path),
         )
         for b in budgeted.blocks
         if full or b.outcome != "kept"
     ]
 
     sources = build.sources()
+    sha256 = {d.path: d.sha256 for d in ledger.documents}
     classification = Classification(
-        sources=[SourceLine(path=s.path, data_class=s.data_class) for s in sources],
+        sources=[
+            SourceLine(
+                path=s.path, data_class=s.data_class, sha256=sha256[s.path], git_blob=git_blob.get(s.path)
+            )
+            for s in sources
+        ],
         effective_class=build.effective_class(),
         ceiling=build.ceiling,
         withheld_count=len(build.selection.withheld),
@@ -243,6 +275,9 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
             truncated_bytes=budgeted.cut_bytes,
             dropped_blocks=budgeted.dropped,
             sha256=budgeted.sha256,
+            commit=origin.commit,
+            dirty=origin.dirty,
+            fingerprint=origin.fingerprint,
         ),
         metrics=Metrics(
             utilisation=budgeted.pack_bytes / cap_bytes,

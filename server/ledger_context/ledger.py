@@ -60,12 +60,15 @@ class Document:
     without a valid one); ``text`` is the whole decoded text (``agents.md`` only);
     ``status`` is stripped and case-folded; ``title`` is empty for experiments, whose
     blocks have no title line; ``metrics`` holds an eval's metrics list lines; ``size``
-    is the file's size in bytes.
+    is the file's size in bytes; ``sha256`` the hex SHA-256 of the exact bytes read.
+    ``git_blob`` is the git object id of those bytes (what ``git hash-object`` gives),
+    computed only when the reader is asked for it (``blob_hash``), else ``None``.
     """
 
     kind: str
     path: str
     size: int
+    sha256: str
     frontmatter: str | None
     status: str | None
     updated: Timestamp | None
@@ -74,8 +77,7 @@ class Document:
     data_class: str | None
     metrics: tuple[str, ...] = ()
     text: str | None = None
-    sha256: str = ""
-    """Hex SHA-256 of the exact bytes read: what serving the document later must match."""
+    git_blob: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,10 +268,22 @@ def _data_class(path: str, value: Any, problems: list[Problem]) -> str | None:
     return data_class
 
 
-def read_file(space: Path, source: SourceFile, root_real: bytes | None = None) -> FileResult:
+def git_blob_id(data: bytes, algorithm: str = "sha1") -> str:
+    """The id git gives ``data`` as a blob (``git hash-object --no-filters``): the hash of
+    ``b"blob <size>\\0"`` followed by the bytes; ``algorithm`` is the repository's object
+    format, ``sha1`` or ``sha256``."""
+    digest = hashlib.new(algorithm, b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def read_file(
+    space: Path, source: SourceFile, root_real: bytes | None = None, blob_hash: str | None = None
+) -> FileResult:
     """Read, decode and parse one file of ``space`` (spec §2–3); never raises for a broken file.
 
-    ``root_real`` is :func:`root_real_path` of ``space``, if already known.
+    ``root_real`` is :func:`root_real_path` of ``space``, if already known. With
+    ``blob_hash`` (``sha1`` or ``sha256``) the document also gets its ``git_blob``.
     """
     path = source.path
     if root_real is None:
@@ -278,7 +292,8 @@ def read_file(space: Path, source: SourceFile, root_real: bytes | None = None) -
     if data is None:
         return FileResult(None, (unreadable,) if unreadable else (), 0, unchanged)
     size = len(data)
-    digest = hashlib.sha256(data).hexdigest()
+    sha256 = hashlib.sha256(data).hexdigest()
+    git_blob = git_blob_id(data, blob_hash) if blob_hash else None
     try:
         text = decode_text(data)
     except DecodeError as exc:
@@ -296,7 +311,7 @@ def read_file(space: Path, source: SourceFile, root_real: bytes | None = None) -
             problems.append(Problem(path, "warning", message, fault.line, fault.column))
         data_class = _data_class(path, mapping.get("data_class"), problems) if mapping is not None else None
         document = Document(
-            "agents", path, size, None, None, None, "agents", "", data_class, (), text, digest
+            "agents", path, size, sha256, None, None, None, "agents", "", data_class, (), text, git_blob
         )
         return FileResult(document, tuple(problems), size, unchanged)
 
@@ -311,16 +326,29 @@ def read_file(space: Path, source: SourceFile, root_real: bytes | None = None) -
     data_class = _data_class(path, mapping.get("data_class"), problems)
     metrics = tuple(metrics_list(split.body)) if kind == "eval" else ()
     document = Document(
-        kind, path, size, split.frontmatter, status, updated, slug, title, data_class, metrics, None, digest
+        kind,
+        path,
+        size,
+        sha256,
+        split.frontmatter,
+        status,
+        updated,
+        slug,
+        title,
+        data_class,
+        metrics,
+        git_blob=git_blob,
     )
     return FileResult(document, tuple(problems), size, unchanged)
 
 
-def _read_file_safely(space: Path, source: SourceFile, root_real: bytes) -> FileResult:
+def _read_file_safely(
+    space: Path, source: SourceFile, root_real: bytes, blob_hash: str | None = None
+) -> FileResult:
     """:func:`read_file`, with any fault it did not foresee turned into a skip: one file
     never takes the pack down."""
     try:
-        return read_file(space, source, root_real)
+        return read_file(space, source, root_real, blob_hash)
     except Exception as exc:  # the one place that must catch everything
         message = f"unexpected failure while reading ({type(exc).__name__}); skipped"
         return FileResult(None, (Problem(source.path, "error", message),), 0, False)
@@ -369,11 +397,18 @@ class DocumentCache:
             del self._entries[path]
 
 
-def read_ledger(space: Path, cache: DocumentCache | None = None, walk: Walk | None = None) -> Ledger:
+def read_ledger(
+    space: Path,
+    cache: DocumentCache | None = None,
+    walk: Walk | None = None,
+    *,
+    blob_hash: str | None = None,
+) -> Ledger:
     """Read every document of ``space``'s ledger (spec §1–3).
 
     ``space`` is the directory holding ``.ledger``; ``walk`` is its walk if already
-    made. With a ``cache``, unchanged files are not read again. Returns a
+    made. With a ``cache``, unchanged files are not read again. With ``blob_hash``
+    (``sha1`` or ``sha256``) every document gets its git blob id. Returns a
     :class:`Ledger`; raises nothing for broken documents.
     """
     if walk is None:
@@ -388,8 +423,10 @@ def read_ledger(space: Path, cache: DocumentCache | None = None, walk: Walk | No
     root_real = root_real_path(space) if walk.files else b""
     for source in walk.files:
         result = cache.get(source) if cache is not None else None
+        if result is not None and blob_hash and result.document and result.document.git_blob is None:
+            result = None  # cached without its blob id: read it again
         if result is None:
-            result = _read_file_safely(space, source, root_real)
+            result = _read_file_safely(space, source, root_real, blob_hash)
             if cache is not None:
                 cached = cache.put(source, result, now_ns) and cached
         read[source.kind] += 1

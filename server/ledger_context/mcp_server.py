@@ -3,11 +3,14 @@
 Tools: ``get_context`` (the pack as plain text, a receipt in ``_meta``) and
 ``explain_budget`` (the breakdown as structured output). Resources: ``ledger://pack``
 and ``ledger://document/{+path}``. Prompt: ``start-task``. Logs go to stderr only.
+Every call answered is put in the audit log through :meth:`Recorder.record`.
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
+import os
 import sys
 import threading
 from pathlib import Path
@@ -24,6 +27,7 @@ from mcp_types import Resource as MCPResource
 from pydantic import Field
 
 from . import __version__
+from .audit import AuditLog, CallRecord, arguments_json, utc_now
 from .budget import DEFAULT_CAP_TOKENS
 from .context import ContextBuild, ContextBuilder
 from .errors import LedgerContextError
@@ -114,7 +118,88 @@ class _Ledgers:
             if builder is None:
                 builder = ContextBuilder(space, self.cap_tokens, self.max_data_class)
                 self._builders[space] = builder
-            return builder.build()
+            build = builder.build()
+            build.provenance()  # git is asked here, in the worker thread, never on the event loop
+            return build
+
+
+class Recorder:
+    """Puts every answered call into the audit log (``log`` ``None``: the log is off).
+
+    The one function every tool, resource and prompt calls; it never raises and never
+    waits for the disk (see :class:`~ledger_context.audit.AuditLog`).
+    """
+
+    def __init__(self, log: AuditLog | None) -> None:
+        self.log = log
+
+    @property
+    def state(self) -> str:
+        """``ok``, ``off`` or ``failing: <reason>``."""
+        return "off" if self.log is None else self.log.state
+
+    def record(
+        self,
+        *,
+        call: str,
+        arguments: dict[str, Any],
+        build: ContextBuild,
+        ctx: Context | None,
+        document_sha256: str | None = None,
+    ) -> None:
+        """Record ``call`` with ``arguments``, answered from ``build``, for the client of ``ctx``."""
+        if self.log is None:
+            return
+        try:
+            name, version, protocol = _client_of(ctx)
+            origin = build.provenance(refresh=False)
+            b = build.budgeted
+            record = CallRecord(
+                time=utc_now(),
+                client_name=name,
+                client_version=version,
+                protocol=protocol,
+                call=call,
+                arguments=arguments_json(arguments),
+                space=display_path(build.ledger.space),
+                cap_tokens=b.cap_tokens,
+                ceiling=build.ceiling,
+                sha256=b.sha256,
+                bytes=b.pack_bytes,
+                tokens=b.tokens,
+                truncated=b.truncated,
+                dropped_blocks=b.dropped,
+                commit=origin.commit,
+                dirty=origin.dirty,
+                fingerprint=origin.fingerprint,
+                document_sha256=document_sha256,
+                pid=_PID,
+            )
+            self.log.record(record, build.pack)
+        except Exception:  # recording must never fail the call it records
+            logger.exception("ledger-context: could not record %s in the audit log", call)
+
+
+_PID = os.getpid()
+
+_REQUEST: contextvars.ContextVar[Context | None] = contextvars.ContextVar("ledger_request", default=None)
+"""The request context of a resource read (static resources get none from the SDK)."""
+
+
+def _client_of(ctx: Context | None) -> tuple[str | None, str | None, str | None]:
+    """The client's name, version and protocol version for ``ctx``, where known."""
+    if ctx is None:
+        return None, None, None
+    try:
+        params = ctx.session.client_params
+        info = params.client_info if params is not None else None
+        return (
+            info.name if info is not None else None,
+            info.version if info is not None else None,
+            ctx.protocol_version,
+        )
+    except Exception:  # outside a request, or a session without those facts
+        return None, None, None
 
 
 def _root_path(uri: str) -> Path | None:
@@ -141,6 +226,7 @@ def _check_detail(detail: Any) -> str | None:
 def receipt(build: ContextBuild) -> dict[str, Any]:
     """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``."""
     b = build.budgeted
+    origin = build.provenance(refresh=False)
     return {
         "bytes": b.pack_bytes,
         "tokens": b.tokens,
@@ -149,6 +235,9 @@ def receipt(build: ContextBuild) -> dict[str, Any]:
         "truncated": b.truncated,
         "dropped_blocks": b.dropped,
         "sha256": b.sha256,
+        "commit": origin.commit,
+        "dirty": origin.dirty,
+        "fingerprint": origin.fingerprint,
     }
 
 
@@ -156,6 +245,15 @@ class LedgerServer(MCPServer):
     """MCPServer whose resource list also names the documents in the current pack."""
 
     ledgers: _Ledgers
+    recorder: Recorder
+
+    async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
+        """Read a resource with its request context at hand, for the audit log."""
+        token = _REQUEST.set(context)
+        try:
+            return await super().read_resource(uri, context)
+        finally:
+            _REQUEST.reset(token)
 
     async def list_resources(self) -> list[MCPResource]:
         """The pack resource, then one resource per document in the pack (bounded by the
@@ -197,8 +295,10 @@ def create_server(
     explicit_space: Path | None = None,
     cap_tokens: int = DEFAULT_CAP_TOKENS,
     max_data_class: str | None = None,
+    audit: AuditLog | None = None,
 ) -> LedgerServer:
-    """An MCP server over the core. ``explicit_space`` is ``--space`` / ``LEDGER_SPACE``.
+    """An MCP server over the core. ``explicit_space`` is ``--space`` / ``LEDGER_SPACE``;
+    every answered call is recorded in ``audit`` (``None``: no audit log).
 
     The space is found per request (so the server starts, and answers ``initialize``
     and ``tools/list``, even when there is none yet). Raises
@@ -209,6 +309,7 @@ def create_server(
     instructions = _INSTRUCTIONS.format(cap_tokens=cap_tokens)
     server = LedgerServer(name="ledger-context", version=__version__, instructions=instructions)
     server.ledgers = ledgers
+    recorder = server.recorder = Recorder(audit)
 
     async def build_for(roots: ListRootsResult | None) -> ContextBuild:
         space = ledgers.space(roots)
@@ -239,10 +340,11 @@ def create_server(
         annotations=_READ_ONLY,
         structured_output=False,
     )
-    async def get_context(roots: RootsArg, detail: DetailArg = "brief") -> CallToolResult:
+    async def get_context(ctx: Context, roots: RootsArg, detail: DetailArg = "brief") -> CallToolResult:
         build = await checked_build(roots, detail)
         if isinstance(build, CallToolResult):
             return build
+        recorder.record(call="get_context", arguments={"detail": detail}, build=build, ctx=ctx)
         return CallToolResult(
             content=[TextContent(type="text", text=build.pack)],
             _meta={RECEIPT_KEY: receipt(build)},
@@ -262,12 +364,13 @@ def create_server(
         annotations=_READ_ONLY,
     )
     async def explain_budget(
-        roots: RootsArg, detail: DetailArg = "brief"
+        ctx: Context, roots: RootsArg, detail: DetailArg = "brief"
     ) -> Annotated[CallToolResult, Explanation]:
         build = await checked_build(roots, detail)
         if isinstance(build, CallToolResult):
             return build
-        explanation = explain(build, detail)
+        recorder.record(call="explain_budget", arguments={"detail": detail}, build=build, ctx=ctx)
+        explanation = explain(build, detail).model_copy(update={"audit": recorder.state})
         return CallToolResult(
             content=[TextContent(type="text", text=budget_text(explanation))],
             structured_content=explanation.model_dump(mode="json"),
@@ -283,9 +386,11 @@ def create_server(
     )
     async def pack_resource() -> str:
         try:
-            return (await build_for(None)).pack
+            build = await build_for(None)
         except LedgerContextError as exc:
             raise ResourceError(str(exc)) from None
+        recorder.record(call=f"resource {PACK_URI}", arguments={}, build=build, ctx=_REQUEST.get())
+        return build.pack
 
     @server.resource(
         DOCUMENT_TEMPLATE,
@@ -297,12 +402,21 @@ def create_server(
         ),
         mime_type="text/markdown",
     )
-    async def document_resource(path: str) -> str:
+    async def document_resource(path: str, ctx: Context) -> str:
         try:
             build = await build_for(None)
-            return await anyio.to_thread.run_sync(served_text, build, path)
+            text = await anyio.to_thread.run_sync(served_text, build, path)
         except LedgerContextError as exc:
             raise ResourceError(str(exc)) from None
+        accepted = next(d for d in build.ledger.documents if d.path == path)
+        recorder.record(
+            call=f"resource {DOCUMENT_TEMPLATE}",
+            arguments={"path": path},
+            build=build,
+            ctx=ctx,
+            document_sha256=accepted.sha256,
+        )
+        return text
 
     @server.prompt(
         name="start-task",
@@ -311,11 +425,15 @@ def create_server(
     )
     async def start_task(
         task: Annotated[str, Field(description="The task, in one line")],
+        ctx: Context,
     ) -> str:
         try:
-            pack = (await build_for(None)).pack
+            build = await build_for(None)
         except LedgerContextError as exc:
             pack = f"(no context pack: {exc})"
+        else:
+            recorder.record(call="prompt start-task", arguments={"task": task}, build=build, ctx=ctx)
+            pack = build.pack
         return (
             f"Task: {clean_text(task)}\n\n"
             "Below is the context pack of this repository's experiment ledger: agents.md, "
@@ -346,15 +464,22 @@ def serve(
     explicit_space: Path | None = None,
     cap_tokens: int = DEFAULT_CAP_TOKENS,
     max_data_class: str | None = None,
+    audit: AuditLog | None = None,
 ) -> None:
-    """Serve over stdio until stdin closes. Raises InvalidArgumentError before serving."""
+    """Serve over stdio until stdin closes, recording in ``audit`` (``None``: off).
+    Raises InvalidArgumentError before serving."""
     _configure_logging()
-    server = create_server(explicit_space, cap_tokens, max_data_class)
+    server = create_server(explicit_space, cap_tokens, max_data_class, audit)
     logger.info(
-        "ledger-context %s serving over stdio (space: %s, cap %d tokens, ceiling %s)",
+        "ledger-context %s serving over stdio (space: %s, cap %d tokens, ceiling %s, audit log %s)",
         __version__,
         display_path(explicit_space) if explicit_space else "chosen per request",
         cap_tokens,
         max_data_class or "none",
+        display_path(audit.path) if audit is not None else "off",
     )
-    server.run()
+    try:
+        server.run()
+    finally:
+        if audit is not None:
+            audit.close()

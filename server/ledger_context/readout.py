@@ -52,8 +52,13 @@ def budget_text(explanation: Explanation) -> str:
         )
         + f"; dropped blocks {pack.dropped_blocks} ({e.metrics.dropped_block_rate:.0%} of candidates)",
         f"SHA-256: {pack.sha256}",
-        "",
+        f"From: commit {pack.commit or 'none'}"
+        + ("" if pack.dirty is None else " (dirty: the ledger differs from it)" if pack.dirty else " (clean)")
+        + f"; fingerprint {pack.fingerprint}",
     ]
+    if e.audit is not None:
+        lines.append(f"Audit log: {e.audit}")
+    lines.append("")
     widths = [14, 10, 4, 9, 7, 7, 10]
     lines.append(_row(["group", "candidates", "kept", "truncated", "dropped", "bytes", "kept bytes"], widths))
     for g in e.groups:
