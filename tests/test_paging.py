@@ -23,7 +23,13 @@ def _all_pages(text: str, max_bytes: int) -> list[str]:
 
 def test_a_short_text_is_one_page() -> None:
     page = page_of("# Decision\n", 0)
-    assert (page.text, page.offset, page.end, page.total, page.next_offset) == ("# Decision\n", 0, 11, 11, None)
+    assert (page.text, page.offset, page.end, page.total, page.next_offset) == (
+        "# Decision\n",
+        0,
+        11,
+        11,
+        None,
+    )
 
 
 def test_a_page_never_splits_a_character() -> None:

@@ -16,6 +16,7 @@ render) sends nothing.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -181,7 +182,6 @@ class ChangeNotifier:
 
 
 async def _send(sending: Awaitable[None]) -> None:
-    try:
+    # A client that is leaving: its connection's teardown drops it.
+    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
         await sending
-    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-        pass  # that client is leaving; its connection's teardown drops it
