@@ -15,6 +15,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from conftest import FIXTURES
+from ledger_context import build_context
 from ledger_context.context import ContextBuild
 from ledger_context.mcp_server import PACK_URI, LedgerServer, create_server
 
@@ -166,3 +167,29 @@ async def test_over_stdio_the_capabilities_are_the_same() -> None:
             True,
             False,
         )
+
+
+async def test_a_ledger_that_goes_away_and_comes_back_is_heard_both_times(tmp_path: Path) -> None:
+    space = Path(shutil.copytree(FIXTURES / "demo", tmp_path / "space"))
+    server, heard = create_server(space), Heard()
+    server.notifier.heartbeat = 0.3  # the folder's return is noticed by the heartbeat's rescan
+
+    async def on_message(message: Any) -> None:
+        if hasattr(message, "method"):
+            heard.add(message.method, getattr(message.params, "uri", None))
+
+    async with Client(server, mode="legacy", message_handler=on_message) as client:
+        with pytest.warns(MCPDeprecationWarning):
+            await client.subscribe_resource(PACK_URI)
+        await server.notifier.watching.wait()
+        shutil.move(space / ".ledger", tmp_path / "away")
+        gone = sorted(await heard.until(2))
+        assert server.notifier.seen is not None and server.notifier.seen.sha256 is None  # no pack now
+        shutil.move(tmp_path / "away", space / ".ledger")
+        back = sorted((await heard.until(4))[2:])
+    both = [("notifications/resources/list_changed", None), ("notifications/resources/updated", PACK_URI)]
+    assert (gone, back) == (both, both)
+    assert (
+        server.notifier.seen is not None
+        and server.notifier.seen.sha256 == build_context(space).budgeted.sha256
+    )

@@ -126,14 +126,17 @@ class ChangeNotifier:
                 await anyio.sleep(self.heartbeat)  # no space yet: look again later
                 await self.check()
                 continue
+            reasons = 0
             async for reason in ledger_changes(watched, heartbeat=self.heartbeat):
+                reasons += 1
                 await self.check()
                 if reason == "ready":
                     self.watching.set()
                 if self._watched() != watched:
                     break  # the client's roots chose another space
             else:
-                await anyio.sleep(self.heartbeat)  # the folder went away: look again later
+                if reasons <= 1:  # the watcher ended at once: do not spin
+                    await anyio.sleep(self.heartbeat)
 
     def _watched(self) -> Path | None:
         try:

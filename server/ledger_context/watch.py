@@ -39,7 +39,8 @@ async def ledger_changes(directory: Path, *, heartbeat: float = HEARTBEAT_SECOND
     """Yield ``"ready"`` once the watcher is live (a change from before then may have been
     missed: look once more), ``"change"`` soon after files under ``directory`` change, and
     ``"heartbeat"`` whenever ``heartbeat`` seconds pass without one. Runs until the caller
-    stops it, or ends if ``directory`` goes away."""
+    stops it; ends when ``directory`` goes away or cannot be watched at all (then after
+    one heartbeat), so the caller can look again."""
     tick_ms = max(1, min(_TICK_MS, int(heartbeat * 1000)))
     ticks_per_heartbeat = max(1, round(heartbeat * 1000 / tick_ms))
     for force_polling in (False, True):
@@ -71,6 +72,5 @@ async def ledger_changes(directory: Path, *, heartbeat: float = HEARTBEAT_SECOND
             logger.warning("ledger-context: watching %s by %s failed (%s)", display_path(directory), how, exc)
     logger.warning("ledger-context: only the %g s heartbeat will notice changes", heartbeat)
     yield "ready"
-    while True:
-        await anyio.sleep(heartbeat)
-        yield "heartbeat"
+    await anyio.sleep(heartbeat)
+    yield "heartbeat"  # then end: the caller tries file events again (the folder may be back)
