@@ -4,8 +4,12 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO := ledger_fixtures/demo
+VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml)
+MCPB_VERSION := 2.1.2
+MCPB := npx --yes @anthropic-ai/mcpb@$(MCPB_VERSION)
+BUNDLE_DIR ?= dist
 
-.PHONY: demo test lint typecheck pytest bench golden fixtures inspector clean
+.PHONY: demo test lint typecheck pytest bench golden fixtures inspector bundle clean
 
 # Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
@@ -47,6 +51,13 @@ fixtures:
 ## inspector: drive the server with the MCP Inspector CLI (needs Node 20+; not part of CI)
 inspector: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" bash .ci/inspector.sh
+
+## bundle: the MCP Bundle for Claude Desktop, dist/ledger-context-<version>.mcpb (needs Node 18+ and npx)
+bundle:
+	@command -v npx >/dev/null || { echo "make bundle needs Node.js 18+ and npx (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	$(MCPB) validate manifest.json
+	@mkdir -p $(BUNDLE_DIR)
+	$(MCPB) pack . $(BUNDLE_DIR)/ledger-context-$(VERSION).mcpb
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

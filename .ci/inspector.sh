@@ -14,6 +14,7 @@ inspect --method tools/list >"$out/tools.json"
 inspect --method tools/call --tool-name get_context >"$out/get_context.json"
 inspect --method tools/call --tool-name explain_budget --tool-arg detail=brief >"$out/explain.json"
 inspect --method resources/read --uri ledger://pack >"$out/pack_resource.json"
+inspect --method tools/call --tool-name read_document --tool-arg path=.ledger/decisions/0005-tool-calling-router.md >"$out/read_document.json"
 ledger-context pack --space "$demo" >"$out/pack.md"
 
 python3 - "$out" <<'PY'
@@ -23,7 +24,7 @@ from pathlib import Path
 out = Path(sys.argv[1])
 pack = (out / "pack.md").read_bytes()
 tools = {t["name"]: t for t in json.loads((out / "tools.json").read_text())["tools"]}
-assert sorted(tools) == ["explain_budget", "get_context"], tools
+assert sorted(tools) == ["explain_budget", "get_context", "read_document"], tools
 assert "outputSchema" not in tools["get_context"] and "outputSchema" in tools["explain_budget"]
 context = json.loads((out / "get_context.json").read_text())
 assert context["content"][0]["text"].encode() == pack, "get_context differs from ledger-context pack"
@@ -36,5 +37,9 @@ print(f"tools/list: {', '.join(sorted(tools))}")
 print(f"get_context: {receipt['bytes']} bytes = {receipt['tokens']} tokens, sha256 {receipt['sha256'][:16]}…, equals ledger-context pack")
 print(f"explain_budget: structuredContent with the same sha256; {explain['structuredContent']['pack']['dropped_blocks']} blocks dropped")
 print("resources/read ledger://pack: equals ledger-context pack")
+document = json.loads((out / "read_document.json").read_text())
+decision = Path("ledger_fixtures/demo/.ledger/decisions/0005-tool-calling-router.md").read_bytes()
+assert document["content"][0]["text"].encode() == decision, "read_document differs from the file"
+print(f"read_document: {document['_meta']['ledger-context/page']['total_bytes']} bytes, equals the file")
 print("inspector check passed")
 PY

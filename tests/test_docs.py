@@ -4,6 +4,7 @@ client snippet works as pasted, and the data-class readout shown is the real one
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sys
@@ -38,7 +39,7 @@ async def test_every_tool_resource_and_prompt_is_in_the_readme() -> None:
         ]
         names += [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
         names += [p.name for p in (await client.list_prompts()).prompts]
-    assert len(names) == 5
+    assert len(names) == 6
     for name in names:
         assert f"`{name}" in README, name
 
@@ -68,3 +69,37 @@ def test_the_readout_shown_in_the_readme_is_the_real_one() -> None:
     assert shown is not None
     text = budget_text(explain(build_context(FIXTURES / "demo", max_data_class="internal")))
     assert shown.group(1) in text
+
+
+@pytest.mark.anyio
+async def test_the_read_document_example_path_reads_the_file() -> None:
+    example = re.search(r"tool `read_document\(path, offset=0\)` \|.*?e\.g\. `([^`]+)`", README)
+    assert example is not None
+    async with Client(create_server(FIXTURES / "demo"), mode="legacy") as client:
+        result = await client.call_tool("read_document", {"path": example.group(1)})
+    assert result.content[0].text.encode() == (FIXTURES / "demo" / example.group(1)).read_bytes()  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+async def test_connected_but_every_call_fails_quotes_the_real_error() -> None:
+    async with Client(create_server(Path("/path/to/your/repo")), mode="legacy") as client:
+        result = await client.call_tool("get_context", {})
+    assert result.is_error is True
+    first_sentence = result.content[0].text.split(". ")[0] + "."  # type: ignore[union-attr]
+    assert first_sentence == "The space /path/to/your/repo does not exist."
+    assert f"`{first_sentence}`" in README
+
+
+@pytest.mark.anyio
+async def test_the_uvx_snippet_works_with_both_paths_changed() -> None:
+    config = _snippet("**Any client, no install: `uvx`**")["mcpServers"]["ledger-context"]  # type: ignore[index]
+    replace = {"/path/to/ledger-context": str(REPO), "/path/to/your/repo": str(FIXTURES / "demo")}
+    args = [replace.get(arg, arg) for arg in config["args"]]
+    command = shutil.which(config["command"], path=str(Path(sys.executable).parent))
+    assert command is not None, "uv (uvx) is in the test extras"
+    # The whole environment, not the SDK's short default list: uv needs e.g. SSL_CERT_FILE
+    # where TLS goes through a local certificate authority.
+    server = StdioServerParameters(command=command, args=args, env=dict(os.environ))
+    async with Client(server, mode="legacy", read_timeout_seconds=300) as client:
+        result = await client.call_tool("get_context", {})
+    assert result.content[0].text == build_context(FIXTURES / "demo").pack  # type: ignore[union-attr]

@@ -50,7 +50,7 @@ async def test_get_context_equals_the_cli_pack_byte_for_byte(mode: str) -> None:
     async with Client(server("--space", str(DEMO)), mode=mode) as client:  # type: ignore[arg-type]
         assert client.server_info.name == "ledger-context"
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        assert set(tools) == {"get_context", "explain_budget"}
+        assert set(tools) == {"get_context", "explain_budget", "read_document"}
         get_context = tools["get_context"]
         assert get_context.output_schema is None
         assert get_context.annotations is not None
@@ -101,7 +101,7 @@ async def test_bad_detail_is_a_tool_error_naming_the_allowed_values(mode: str) -
 async def test_no_space_is_a_tool_error_and_the_server_still_answers(tmp_path: Path, mode: str) -> None:
     env = {"PATH": os.environ.get("PATH", "")}
     async with Client(server(cwd=tmp_path, env=env), mode=mode) as client:  # type: ignore[arg-type]
-        assert len((await client.list_tools()).tools) == 2
+        assert len((await client.list_tools()).tools) == 3
         result = await client.call_tool("get_context", {})
         assert result.is_error is True
         assert str(tmp_path) in text_of(result) and "--space" in text_of(result)

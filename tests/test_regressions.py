@@ -46,7 +46,7 @@ async def test_the_server_keeps_answering_when_the_space_path_is_not_utf8(tmp_pa
         result = await client.call_tool("get_context", {})
         assert result.is_error and "gone\\xe9" in result.content[0].text  # type: ignore[union-attr]
         assert (await client.call_tool("explain_budget", {})).is_error
-        assert len((await client.list_tools()).tools) == 2  # still answering
+        assert len((await client.list_tools()).tools) == 3  # still answering
 
 
 def test_an_empty_ceiling_is_refused_not_read_as_no_ceiling(

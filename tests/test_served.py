@@ -26,8 +26,18 @@ def test_serves_the_text_the_build_read(ledger: Callable[[Files], Path]) -> None
 
 def test_a_path_the_build_did_not_accept_is_not_found(ledger: Callable[[Files], Path]) -> None:
     build = build_context(ledger({"decisions/0001-a.md": TEXT, "decisions/bad.md": "no frontmatter\n"}))
-    for path in (".ledger/decisions/bad.md", ".ledger/decisions/none.md", "../../etc/passwd"):
+    for path in (".ledger/decisions/bad.md", ".ledger/decisions/none.md"):
         with pytest.raises(DocumentNotFoundError, match="no ledger document at"):
+            served_text(build, path)
+
+
+def test_a_traversal_is_refused_naming_a_valid_path(ledger: Callable[[Files], Path]) -> None:
+    build = build_context(ledger({"decisions/0001-a.md": TEXT}))
+    for path in ("../../etc/passwd", "/etc/passwd", ".ledger/../x.md", "a\\b.md", ""):
+        with pytest.raises(
+            DocumentNotFoundError,
+            match=r"is not a ledger document path.*e\.g\. \.ledger/decisions/0001-a\.md",
+        ):
             served_text(build, path)
 
 

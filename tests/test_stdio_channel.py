@@ -115,7 +115,7 @@ def test_only_json_rpc_reaches_stdout_and_errors_never_stop_the_server(tmp_path:
     init = server.initialize()
     assert init["result"]["serverInfo"]["name"] == "ledger-context"
     assert "get_context" in init["result"]["instructions"]
-    assert len(server.request("tools/list")["result"]["tools"]) == 2
+    assert len(server.request("tools/list")["result"]["tools"]) == 3
     calls: list[tuple[Any, str, bool]] = [
         ({}, "get_context", False),
         ({"detail": "full"}, "get_context", False),
@@ -160,7 +160,7 @@ def test_logging_never_raises_on_a_console_that_cannot_encode_a_path(tmp_path: P
 def test_server_starts_and_lists_tools_without_any_ledger(tmp_path: Path) -> None:
     server = RawServer(env={"PATH": os.environ.get("PATH", "")}, cwd=tmp_path)
     server.initialize()
-    assert len(server.request("tools/list")["result"]["tools"]) == 2
+    assert len(server.request("tools/list")["result"]["tools"]) == 3
     result = _call(server, {})["result"]
     assert result["isError"] is True
     assert str(tmp_path) in result["content"][0]["text"]

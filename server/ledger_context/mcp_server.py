@@ -1,9 +1,11 @@
 """The MCP stdio server: a thin adapter over the core, the only module that imports ``mcp``.
 
-Tools: ``get_context`` (the pack as plain text, a receipt in ``_meta``) and
-``explain_budget`` (the breakdown as structured output). Resources: ``ledger://pack``
-and ``ledger://document/{+path}``. Prompt: ``start-task``. Logs go to stderr only.
-Every call answered is put in the audit log through :meth:`Recorder.record`.
+Tools: ``get_context`` (the pack as plain text, a receipt in ``_meta``),
+``explain_budget`` (the breakdown as structured output) and ``read_document`` (one
+document's text, in pages). Resources: ``ledger://pack`` and ``ledger://document/{+path}``;
+subscribers hear when they change (:mod:`~ledger_context.mcp_watch`). Prompt:
+``start-task``. Logs go to stderr only. Every call answered is put in the audit log
+through :meth:`Recorder.record`.
 """
 
 from __future__ import annotations
@@ -13,16 +15,33 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import quote, urlparse
+from urllib.parse import quote, unquote, urlparse
 from urllib.request import url2pathname
 
 import anyio
 import anyio.to_thread
+from mcp.server import CacheHint
+from mcp.server.caching import CacheableMethod
 from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ResourceError
-from mcp_types import CallToolResult, ListRootsResult, TextContent, ToolAnnotations
+from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp_types import (
+    CallToolResult,
+    ListRootsResult,
+    NotificationParams,
+    PromptsCapability,
+    ResourcesCapability,
+    ServerCapabilities,
+    SubscribeRequestParams,
+    TextContent,
+    ToolAnnotations,
+    ToolsCapability,
+    UnsubscribeRequestParams,
+)
 from mcp_types import Resource as MCPResource
 from pydantic import Field
 
@@ -33,6 +52,8 @@ from .context import ContextBuild, ContextBuilder
 from .errors import LedgerContextError
 from .explain import DETAILS, Explanation, explain
 from .fields import clean_text
+from .mcp_watch import ChangeNotifier
+from .paging import PAGE_BYTES, Page, page_of
 from .readout import budget_text
 from .served import served_text
 from .space import display_path, find_space, holds_ledger
@@ -41,6 +62,10 @@ logger = logging.getLogger("ledger_context")
 
 RECEIPT_KEY = "ledger-context/receipt"
 """``_meta`` key of ``get_context``'s receipt: the figures ``explain_budget`` reports."""
+
+PAGE_KEY = "ledger-context/page"
+"""``_meta`` key of ``read_document``'s page: offset, next_offset (``None`` on the last
+page), bytes and total_bytes, all in bytes of the UTF-8 text."""
 
 PACK_URI = "ledger://pack"
 DOCUMENT_TEMPLATE = "ledger://document/{+path}"
@@ -56,9 +81,35 @@ latest experiments, as title lines and frontmatter.
 - If something you expected seems missing, call explain_budget: it lists every block \
 kept, dropped or truncated and why, the data class of each source, and what a data-class \
 ceiling withheld.
-- To read a document in full, read the resource ledger://document/<path>, where <path> is \
-the path shown in brackets in the pack's title lines (e.g. \
-ledger://document/.ledger/decisions/0007-use-jwt.md)."""
+- To read a document in full, call read_document with the path shown in brackets in the \
+pack's title lines (e.g. .ledger/decisions/0007-use-jwt.md). A long document comes in \
+pages; the last line of a page says how to continue. (Clients that read resources can \
+also read ledger://document/<path>.)"""
+
+
+# What results may be cached for (2026-07-28 ``ttlMs``/``cacheScope``; the SDK strips
+# them for older clients): tools, prompts, templates and the discovery result never
+# change while the server runs and are the same for every caller; the pack, the
+# documents and their list change whenever the ledger does, and follow each client's
+# roots, so they are stale at once and private.
+_FIXED = CacheHint(ttl_ms=3_600_000, scope="public")
+_LIVE = CacheHint(ttl_ms=0, scope="private")
+CACHE_HINTS: dict[CacheableMethod, CacheHint] = {
+    "tools/list": _FIXED,
+    "prompts/list": _FIXED,
+    "resources/templates/list": _FIXED,
+    "server/discover": _FIXED,
+    "resources/list": _LIVE,
+    "resources/read": _LIVE,
+}
+
+CAPABILITIES = ServerCapabilities(
+    tools=ToolsCapability(list_changed=False),
+    prompts=PromptsCapability(list_changed=False),
+    resources=ResourcesCapability(subscribe=True, list_changed=True),
+)
+"""What the server advertises on both protocol generations: the tool and prompt lists
+never change; resource updates (the pack) and resource-list changes are sent."""
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 _DETAIL_SCHEMA = {"type": "string", "enum": list(DETAILS), "default": "brief"}
@@ -210,6 +261,44 @@ def _root_path(uri: str) -> Path | None:
     return Path(url2pathname(parsed.path))
 
 
+def _document_uris(build: ContextBuild) -> tuple[str, ...]:
+    """The ``ledger://document/…`` URIs ``resources/list`` names: the pack's sources."""
+    return tuple(DOCUMENT_PREFIX + quote(source.path, safe="/") for source in build.sources())
+
+
+async def served_document(build: ContextBuild, path: str) -> str:
+    """The text of the document ``build`` accepted at ``path``, for the resource and the tool:
+    the bytes that build read and classified (:func:`~ledger_context.served.served_text`)."""
+    return await anyio.to_thread.run_sync(served_text, build, path)
+
+
+def _page_result(path: str, text: str, offset: int) -> CallToolResult:
+    """One page of ``text``; a page that is not the last ends with a line on how to go on,
+    and the whole page stays within :data:`PAGE_BYTES`."""
+    page = page_of(text, offset)
+    if page.next_offset is not None:
+        reserve = len(_continue_line(path, page.total, page.total).encode("utf-8"))
+        page = page_of(text, offset, max(PAGE_BYTES - reserve, 4))
+    body = page.text if page.next_offset is None else page.text + _continue_line(path, page.end, page.total)
+    return CallToolResult(content=[TextContent(type="text", text=body)], _meta={PAGE_KEY: _page_meta(page)})
+
+
+def _continue_line(path: str, end: int, total: int) -> str:
+    return (
+        f"\n[read_document: this page ends at byte {end} of {total}; to continue, call "
+        f"read_document with path {clean_text(path)!r} and offset {end}]"
+    )
+
+
+def _page_meta(page: Page) -> dict[str, int | None]:
+    return {
+        "offset": page.offset,
+        "next_offset": page.next_offset,
+        "bytes": page.end - page.offset,
+        "total_bytes": page.total,
+    }
+
+
 def _error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
@@ -246,6 +335,7 @@ class LedgerServer(MCPServer):
 
     ledgers: _Ledgers
     recorder: Recorder
+    notifier: ChangeNotifier
 
     async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
         """Read a resource with its request context at hand, for the audit log."""
@@ -264,10 +354,10 @@ class LedgerServer(MCPServer):
             build = await anyio.to_thread.run_sync(self.ledgers.build, space)
         except LedgerContextError:
             return listed
-        for source in build.sources():
+        for source, uri in zip(build.sources(), _document_uris(build), strict=True):
             listed.append(
                 MCPResource(
-                    uri=DOCUMENT_PREFIX + quote(source.path, safe="/"),
+                    uri=uri,
                     name=source.path,
                     description="A ledger document in the current pack (full text)",
                     mime_type="text/markdown",
@@ -289,6 +379,41 @@ async def _client_roots(ctx: Context) -> ListRoots | ListRootsResult:
 
 
 RootsArg = Annotated[ListRootsResult, Resolve(_client_roots)]
+PathArg = Annotated[
+    str,
+    Field(
+        description="The document's path as shown in brackets in a pack title line, relative "
+        "to the space, e.g. .ledger/decisions/0007-use-jwt.md (a ledger://document/ URI works too)"
+    ),
+]
+OffsetArg = Annotated[
+    int,
+    Field(ge=0, description="Byte offset to start at: 0, or the offset a previous page named"),
+]
+
+
+def _serve_changes(server: LedgerServer, notifier: ChangeNotifier) -> None:
+    """Serve 2025-era subscriptions and advertise exactly the notifications sent, on both
+    protocol generations (the SDK's own guess would claim tool and prompt list changes on
+    2026-07-28 and no resource list changes on 2025-11-25)."""
+    lowlevel = server._lowlevel_server
+    lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, notifier.on_subscribe)
+    lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, notifier.on_unsubscribe)
+    lowlevel.add_notification_handler(
+        "notifications/initialized", NotificationParams, notifier.on_initialized
+    )
+    derived = lowlevel.get_capabilities
+
+    def capabilities(*args: Any, **kwargs: Any) -> ServerCapabilities:
+        return derived(*args, **kwargs).model_copy(
+            update={
+                "tools": CAPABILITIES.tools,
+                "prompts": CAPABILITIES.prompts,
+                "resources": CAPABILITIES.resources,
+            }
+        )
+
+    lowlevel.get_capabilities = capabilities  # type: ignore[method-assign]
 
 
 def create_server(
@@ -307,9 +432,28 @@ def create_server(
     ledgers = _Ledgers(explicit_space, cap_tokens, max_data_class)
     ContextBuilder(Path("."), cap_tokens, max_data_class, cache=False)  # validates both now
     instructions = _INSTRUCTIONS.format(cap_tokens=cap_tokens)
-    server = LedgerServer(name="ledger-context", version=__version__, instructions=instructions)
+    bus = InMemorySubscriptionBus()  # ours, so the watcher can publish outside a request
+    notifier = ChangeNotifier(lambda: ledgers.space(None), ledgers.build, _document_uris, bus, PACK_URI)
+
+    @asynccontextmanager
+    async def watching(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(notifier.run)
+            yield {}
+            tasks.cancel_scope.cancel()
+
+    server = LedgerServer(
+        name="ledger-context",
+        version=__version__,
+        instructions=instructions,
+        cache_hints=CACHE_HINTS,
+        subscriptions=bus,
+        lifespan=watching,
+    )
     server.ledgers = ledgers
     recorder = server.recorder = Recorder(audit)
+    server.notifier = notifier
+    _serve_changes(server, notifier)
 
     async def build_for(roots: ListRootsResult | None) -> ContextBuild:
         space = ledgers.space(roots)
@@ -319,6 +463,9 @@ def create_server(
         """The build for a tool call, or the error result a bad ``detail`` or no space gives."""
         if (fault := _check_detail(detail)) is not None:
             return _error(fault)
+        return await tool_build(roots)
+
+    async def tool_build(roots: ListRootsResult | None) -> ContextBuild | CallToolResult:
         try:
             return await build_for(roots)
         except LedgerContextError as exc:
@@ -377,6 +524,42 @@ def create_server(
             _meta={RECEIPT_KEY: receipt(build)},
         )
 
+    @server.tool(
+        name="read_document",
+        title="Read a ledger document",
+        description=(
+            "Returns the full text of one ledger document the reader accepted, as plain text: "
+            "call it with the path shown in brackets in a pack title line when the frontmatter "
+            "is not enough. A document over 40,000 bytes comes in pages: a page that is not "
+            "the last ends with a line saying which offset to call next; _meta carries the "
+            "page's offset, next_offset and total_bytes. Documents withheld by the data-class "
+            "ceiling and paths outside the ledger are refused."
+        ),
+        annotations=_READ_ONLY,
+        structured_output=False,
+    )
+    async def read_document(
+        roots: RootsArg, ctx: Context, path: PathArg, offset: OffsetArg = 0
+    ) -> CallToolResult:
+        build = await tool_build(roots)
+        if isinstance(build, CallToolResult):
+            return build
+        if path.startswith(DOCUMENT_PREFIX):
+            path = unquote(path[len(DOCUMENT_PREFIX) :])
+        try:
+            result = _page_result(path, await served_document(build, path), offset)
+        except LedgerContextError as exc:
+            return _error(str(exc))
+        accepted = next(d for d in build.ledger.documents if d.path == path)
+        recorder.record(
+            call="read_document",
+            arguments={"path": path, "offset": offset},
+            build=build,
+            ctx=ctx,
+            document_sha256=accepted.sha256,
+        )
+        return result
+
     @server.resource(
         PACK_URI,
         name="pack",
@@ -405,7 +588,7 @@ def create_server(
     async def document_resource(path: str, ctx: Context) -> str:
         try:
             build = await build_for(None)
-            text = await anyio.to_thread.run_sync(served_text, build, path)
+            text = await served_document(build, path)
         except LedgerContextError as exc:
             raise ResourceError(str(exc)) from None
         accepted = next(d for d in build.ledger.documents if d.path == path)
@@ -439,8 +622,8 @@ def create_server(
             "Below is the context pack of this repository's experiment ledger: agents.md, "
             "active harnesses and evals, current findings, accepted decisions and the latest "
             "experiments. Follow agents.md, respect accepted decisions, build on current "
-            "findings, and read a document in full with the resource "
-            "ledger://document/<path> when its frontmatter is not enough.\n\n"
+            "findings, and read a document in full with the tool read_document (the path in "
+            "its title line) when its frontmatter is not enough.\n\n"
             f"<context-pack>\n{pack}</context-pack>"
         )
 

@@ -12,6 +12,14 @@ from .context import ContextBuild
 from .errors import DocumentNotFoundError, DocumentWithheldError
 from .ledger import read_again
 
+EXAMPLE_PATH = ".ledger/decisions/0007-use-jwt.md"
+"""Named as an example when a build has no document to name."""
+
+
+def _shown(value: str) -> str:
+    shown = repr(value)  # ASCII-safe for odd strings; cut so a huge value is not echoed
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
 
 def served_text(build: ContextBuild, path: str) -> str:
     """The full text of the accepted document at ``path`` (relative to the space), as
@@ -22,13 +30,19 @@ def served_text(build: ContextBuild, path: str) -> str:
     ceiling withholds, and :class:`~ledger_context.errors.DocumentChangedError` when the
     file no longer holds the bytes the build read.
     """
+    example = next((s.path for s in build.sources() if not s.path.endswith("agents.md")), EXAMPLE_PATH)
+    parts = path.split("/")
+    if not path or path.startswith("/") or "\\" in path or "\0" in path or ".." in parts:
+        raise DocumentNotFoundError(
+            f"{_shown(path)} is not a ledger document path: use a path relative to the space, "
+            f"as in the pack's title lines, with no '..', e.g. {example}"
+        )
     ledger = build.ledger
     document = next((d for d in ledger.documents if d.path == path), None)
     source = next((s for s in ledger.walk.files if s.path == path), None) if ledger.walk else None
     if document is None or source is None:
         raise DocumentNotFoundError(
-            f"no ledger document at {path!r}: use a path from the pack's title "
-            "lines, e.g. .ledger/decisions/0007-use-jwt.md"
+            f"no ledger document at {_shown(path)}: use a path from the pack's title lines, e.g. {example}"
         )
     if is_withheld(document.data_class, build.ceiling):
         raise DocumentWithheldError(f"{path} is withheld by the data-class ceiling {build.ceiling}")

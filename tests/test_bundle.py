@@ -1,0 +1,110 @@
+"""The MCP Bundle: `make bundle` validates and packs it with the official CLI, and the
+server starts from the packed bundle exactly the way its manifest tells a host to."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import FIXTURES, REPO
+from ledger_context import __version__, build_context
+from ledger_context.classify import parse_ceiling
+from ledger_context.mcp_server import create_server
+
+MANIFEST: dict[str, Any] = json.loads((REPO / "manifest.json").read_text(encoding="utf-8"))
+BIN = Path(sys.executable).parent
+
+
+def _substitute(value: Any, variables: dict[str, str]) -> Any:
+    """What a host does to ``mcp_config`` (mcpb's getMcpConfigForManifest, for string values)."""
+    if isinstance(value, str):
+        return re.sub(r"\$\{([^}]+)\}", lambda m: variables.get(m.group(1), m.group(0)), value)
+    if isinstance(value, list):
+        return [_substitute(item, variables) for item in value]
+    if isinstance(value, dict):
+        return {key: _substitute(item, variables) for key, item in value.items()}
+    return value
+
+
+def test_the_manifest_matches_the_project() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert MANIFEST["version"] == project["version"] == __version__
+    assert MANIFEST["server"]["type"] == "uv"
+    assert (REPO / MANIFEST["server"]["entry_point"]).is_file()
+    space, ceiling = MANIFEST["user_config"]["space"], MANIFEST["user_config"]["max_data_class"]
+    assert (space["type"], space["required"]) == ("directory", True)
+    assert (ceiling["type"], ceiling["required"]) == ("string", False)
+    assert parse_ceiling(ceiling["default"]) == "restricted"  # a default the server accepts
+    assert MANIFEST["compatibility"]["runtimes"]["python"] == project["requires-python"]
+
+
+@pytest.mark.anyio
+async def test_the_manifest_lists_the_servers_tools() -> None:
+    async with Client(create_server(FIXTURES / "demo"), mode="legacy") as client:
+        tools = sorted(t.name for t in (await client.list_tools()).tools)
+    assert sorted(t["name"] for t in MANIFEST["tools"]) == tools
+
+
+@pytest.mark.anyio
+async def test_make_bundle_packs_a_bundle_that_starts_as_its_manifest_says(tmp_path: Path) -> None:
+    if shutil.which("npx") is None:  # never skipped: .ci/run installs Node when it is missing
+        pytest.fail("the bundle test needs Node.js 18+ and npx (Debian: apt-get install nodejs npm)")
+    made = subprocess.run(
+        ["make", "-s", "bundle", f"BUNDLE_DIR={tmp_path}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert "Manifest schema validation passes!" in made.stdout
+    bundle = tmp_path / f"ledger-context-{__version__}.mcpb"
+    with zipfile.ZipFile(bundle) as archive:
+        names = set(archive.namelist())
+        assert {
+            "manifest.json",
+            "pyproject.toml",
+            "README.md",
+            "server/ledger_context/mcp_server.py",
+        } <= names
+        assert not [
+            n for n in names if n.startswith(("tests/", "ledger_fixtures/", ".venv/")) or "__pycache__" in n
+        ]
+        installed = tmp_path / "installed"
+        archive.extractall(installed)
+
+    # Start it as a host would: the manifest's command, user_config defaults then the user's values.
+    manifest = json.loads((installed / "manifest.json").read_text(encoding="utf-8"))
+    variables = {
+        f"user_config.{key}": str(o["default"])
+        for key, o in manifest["user_config"].items()
+        if "default" in o
+    }
+    variables |= {"__dirname": str(installed), "user_config.space": str(FIXTURES / "demo")}
+    config = _substitute(manifest["server"]["mcp_config"], variables)
+    command = shutil.which(config["command"], path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert command is not None, "uv is in the test extras"
+    server = StdioServerParameters(command=command, args=config["args"], env={**os.environ, **config["env"]})
+    async with Client(server, mode="legacy", read_timeout_seconds=300) as client:
+        context = await client.call_tool("get_context", {})
+        document = await client.call_tool(
+            "read_document", {"path": ".ledger/decisions/0005-tool-calling-router.md"}
+        )
+    assert context.content[0].text == build_context(FIXTURES / "demo", max_data_class="restricted").pack  # type: ignore[union-attr]
+    assert (
+        document.content[0].text.encode()
+        == (  # type: ignore[union-attr]
+            FIXTURES / "demo" / ".ledger/decisions/0005-tool-calling-router.md"
+        ).read_bytes()
+    )
