@@ -21,16 +21,19 @@ from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp_types import CallToolResult, ListRootsResult, TextContent, ToolAnnotations
 from mcp_types import Resource as MCPResource
-from pydantic import Field
+from pydantic import ConfigDict, Field, RootModel
 
 from . import __version__
+from .brief import Brief
 from .budget import DEFAULT_CAP_TOKENS
 from .context import ContextBuild, ContextBuilder
 from .errors import LedgerContextError
 from .explain import DETAILS, Explanation, explain
+from .explain_path import PathAnswer, explain_path
 from .fields import clean_text
 from .ledger import document_text
-from .readout import budget_text
+from .mcp_apps import VIEW_META, budget_apps
+from .readout import brief_readout, budget_text, path_text
 from .space import display_path, find_space, holds_ledger
 
 logger = logging.getLogger("ledger_context")
@@ -66,6 +69,23 @@ DetailArg = Annotated[
         json_schema_extra=_DETAIL_SCHEMA,
     ),
 ]
+
+
+PathArg = Annotated[
+    Any,
+    Field(
+        description="A ledger path, e.g. .ledger/decisions/0007-use-jwt.md: answers for that one "
+        "document (where it went and why) instead of the whole budget; detail is then ignored.",
+        json_schema_extra={"type": "string"},
+    ),
+]
+
+
+class ExplainResult(RootModel[Brief | Explanation | PathAnswer]):
+    """explain_budget's structured output: a brief, a full explanation or a path answer
+    (told apart by ``detail``)."""
+
+    model_config = ConfigDict(json_schema_extra={"type": "object"})
 
 
 class _Ledgers:
@@ -207,7 +227,9 @@ def create_server(
     ledgers = _Ledgers(explicit_space, cap_tokens, max_data_class)
     ContextBuilder(Path("."), cap_tokens, max_data_class, cache=False)  # validates both now
     instructions = _INSTRUCTIONS.format(cap_tokens=cap_tokens)
-    server = LedgerServer(name="ledger-context", version=__version__, instructions=instructions)
+    server = LedgerServer(
+        name="ledger-context", version=__version__, instructions=instructions, extensions=[budget_apps()]
+    )
     server.ledgers = ledgers
 
     async def build_for(roots: ListRootsResult | None) -> ContextBuild:
@@ -252,25 +274,38 @@ def create_server(
         name="explain_budget",
         title="Explain the context pack's budget",
         description=(
-            "Call when something seems missing from get_context's pack. Returns the breakdown "
-            "of that pack as data: the 4-bytes-per-token rule and the cap, pack totals and "
-            "SHA-256, one line per group, every block dropped or truncated and why (every "
-            "block with detail='full'), documents read and selected per kind, the data class "
-            "of each source by path, the effective class, and what a ceiling withheld. "
-            "Contains no document text."
+            "Call when something seems missing from get_context's pack. detail='brief' (the "
+            "default, under 2 KB of text and 4 KB of data for any ledger): the 4-bytes-per-token "
+            "rule and the cap, pack totals and SHA-256, one line per group, documents per kind, "
+            "the blocks not kept per group, problem counts, the data classes and what a ceiling "
+            "withheld. path='<ledger path>': where that one document went and why (under 1 KB). "
+            "detail='full': every block, source, withheld source and problem; it can be large "
+            "(hundreds of KB on a big ledger). Contains no document text."
         ),
         annotations=_READ_ONLY,
+        meta=VIEW_META,
     )
     async def explain_budget(
-        roots: RootsArg, detail: DetailArg = "brief"
-    ) -> Annotated[CallToolResult, Explanation]:
+        roots: RootsArg, detail: DetailArg = "brief", path: PathArg = None
+    ) -> Annotated[CallToolResult, ExplainResult]:
         build = await checked_build(roots, detail)
         if isinstance(build, CallToolResult):
             return build
-        explanation = explain(build, detail)
+        data: Brief | Explanation | PathAnswer
+        if path is not None:
+            try:
+                data = explain_path(build, path)
+            except LedgerContextError as exc:
+                return _error(str(exc))
+            text = path_text(data)
+        elif detail == "full":
+            data = explain(build, "full")
+            text = budget_text(data)
+        else:
+            data, text = brief_readout(explain(build, "full"))
         return CallToolResult(
-            content=[TextContent(type="text", text=budget_text(explanation))],
-            structured_content=explanation.model_dump(mode="json"),
+            content=[TextContent(type="text", text=text)],
+            structured_content=data.model_dump(mode="json"),
             _meta={RECEIPT_KEY: receipt(build)},
         )
 
