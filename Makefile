@@ -5,7 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO := ledger_fixtures/demo
 
-.PHONY: demo test lint typecheck pytest bench golden fixtures inspector clean
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: demo test lint typecheck pytest browser screenshot bench golden fixtures inspector clean
 
 # Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
@@ -29,8 +31,25 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) browser
 	$(BIN)/pytest
+
+## browser: Debian's chromium for the browser tests (never a Playwright download)
+browser:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing chromium for the browser tests (apt-get)..." >&2; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2; \
+	  else \
+	    echo "The browser tests need $(CHROMIUM): run 'sudo apt-get install -y chromium', then make test" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
+## screenshot: docs/explain-budget.png, the demo ledger's budget page (README)
+screenshot: $(STAMP) browser
+	$(BIN)/python tests/screenshot.py
 
 ## bench: the speed and memory benchmark; prints a table, writes bench/RESULTS.md
 bench: $(STAMP)
