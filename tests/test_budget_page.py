@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from browser import chromium
 from playwright.sync_api import Browser, Page, Route
 
+from browser import chromium
 from conftest import FIXTURES, Files, doc
 from ledger_context import build_context
 from ledger_context.budget_page import budget_page, budget_view
