@@ -168,3 +168,12 @@ def test_the_apps_view_renders_the_tool_result_it_is_sent(browser: Browser) -> N
     assert "ui/notifications/size-changed" in log
     assert page.evaluate("window.called") == {"name": "explain_budget", "arguments": {"detail": "full"}}
     assert left == []
+
+
+def test_html_to_a_path_that_cannot_be_written_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "missing" / "page.html"
+    assert main(["explain", "--space", str(FIXTURES / "demo"), "--html", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"Error: cannot write {out}") and "Traceback" not in err

@@ -52,9 +52,10 @@ evals, findings, decisions, experiments).
 deterministic digest of the ledger capped at {cap_tokens} tokens (1 token = 4 UTF-8 bytes) — \
 agents.md, active harnesses and evals, current findings, accepted decisions and the 10 \
 latest experiments, as title lines and frontmatter.
-- If something you expected seems missing, call explain_budget: it lists every block \
-kept, dropped or truncated and why, the data class of each source, and what a data-class \
-ceiling withheld.
+- If something you expected seems missing, call explain_budget with its path: it says \
+where that document went and why (kept, truncated, dropped, withheld, not selected, \
+skipped). Without a path it gives a short summary of the budget; detail "full" lists \
+every block, but can be large.
 - To read a document in full, read the resource ledger://document/<path>, where <path> is \
 the path shown in brackets in the pack's title lines (e.g. \
 ledger://document/.ledger/decisions/0007-use-jwt.md)."""
