@@ -9,7 +9,9 @@ MCPB_VERSION := 2.1.2
 MCPB := npx --yes @anthropic-ai/mcpb@$(MCPB_VERSION)
 BUNDLE_DIR ?= dist
 
-.PHONY: demo test lint typecheck pytest bench golden fixtures inspector bundle clean
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: demo test lint typecheck pytest browser screenshot bench golden fixtures inspector bundle clean
 
 # Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
@@ -33,8 +35,25 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) browser
 	$(BIN)/pytest
+
+## browser: Debian's chromium for the browser tests (never a Playwright download)
+browser:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing chromium for the browser tests (apt-get)..." >&2; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2; \
+	  else \
+	    echo "The browser tests need $(CHROMIUM): run 'sudo apt-get install -y chromium', then make test" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
+## screenshot: docs/explain-budget.png, the demo ledger's budget page (README)
+screenshot: $(STAMP) browser
+	$(BIN)/python tests/screenshot.py
 
 ## bench: the speed and memory benchmark; prints a table, writes bench/RESULTS.md
 bench: $(STAMP)

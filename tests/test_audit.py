@@ -305,9 +305,13 @@ async def test_an_unwritable_log_never_fails_a_call(tmp_path: Path) -> None:
             for _ in range(3):
                 result = await session.call_tool("get_context", {})
                 assert result.is_error is False and result.content[0].text.startswith("---")  # type: ignore[union-attr]
-            explained = await session.call_tool("explain_budget", {})
+            explained = await session.call_tool("explain_budget", {"detail": "full"})
+            brief = await session.call_tool("explain_budget", {})
         errlog.seek(0)
         stderr = errlog.read()
+    assert brief.structured_content is not None  # the brief cuts the reason, keeping its ends
+    assert brief.structured_content["audit"].startswith("failing: cannot open ")
+    assert brief.structured_content["audit"].endswith(" records not written)")
     assert explained.structured_content is not None
     assert explained.structured_content["audit"].startswith("failing: cannot open ")
     assert f"{blocker} is not a folder" in explained.structured_content["audit"]

@@ -18,7 +18,7 @@ from ledger_context import build_context
 from ledger_context.cli import _parser
 from ledger_context.explain import explain
 from ledger_context.mcp_server import create_server
-from ledger_context.readout import budget_text
+from ledger_context.readout import brief_readout
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
@@ -39,7 +39,7 @@ async def test_every_tool_resource_and_prompt_is_in_the_readme() -> None:
         ]
         names += [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
         names += [p.name for p in (await client.list_prompts()).prompts]
-    assert len(names) == 6
+    assert len(names) == 7
     for name in names:
         assert f"`{name}" in README, name
 
@@ -67,7 +67,7 @@ def test_the_readout_shown_in_the_readme_is_the_real_one() -> None:
     marker = "<!-- readout: explain --space ledger_fixtures/demo --max-data-class internal -->"
     shown = re.search(re.escape(marker) + r"\n```\n(.*?)```", README, re.S)
     assert shown is not None
-    text = budget_text(explain(build_context(FIXTURES / "demo", max_data_class="internal")))
+    _, text = brief_readout(explain(build_context(FIXTURES / "demo", max_data_class="internal"), "full"))
     assert shown.group(1) in text
 
 

@@ -11,10 +11,11 @@ import pytest
 
 from conftest import FIXTURES, Files
 from ledger_context import build_context
+from ledger_context.brief import Brief
 from ledger_context.cli import main
 from ledger_context.context import ContextBuild
 from ledger_context.explain import Explanation, explain
-from ledger_context.readout import budget_text
+from ledger_context.readout import brief_readout, budget_text
 
 Ledger = Callable[[Files], Path]
 
@@ -59,13 +60,13 @@ def test_demo_counts_read_selected_and_not_selected() -> None:
 
 
 def test_brief_text_of_the_demo_is_short() -> None:
-    text = budget_text(explain(build_context(FIXTURES / "demo")))
+    _, text = brief_readout(explain(build_context(FIXTURES / "demo"), "full"))
     assert len(text.encode("utf-8")) < 2048
 
 
-def test_overflow_brief_names_each_dropped_block_and_why() -> None:
+def test_overflow_full_text_names_each_dropped_block_and_why() -> None:
     build = build_context(FIXTURES / "overflow")
-    text = budget_text(explain(build))
+    text = budget_text(explain(build, "full"))
     dropped = [o for o in build.budgeted.blocks if o.outcome == "dropped"]
     assert dropped
     for outcome in dropped:
@@ -76,8 +77,9 @@ def test_overflow_brief_names_each_dropped_block_and_why() -> None:
 
 def test_floor_brief_says_truncated_and_by_how_many_bytes() -> None:
     build = build_context(FIXTURES / "floor")
-    text = budget_text(explain(build))
-    assert f"Truncated: yes, {build.budgeted.cut_bytes} bytes cut" in text
+    _, text = brief_readout(explain(build, "full"))
+    assert f"truncated, {build.budgeted.cut_bytes} bytes cut" in text
+    assert f"Truncated: yes, {build.budgeted.cut_bytes} bytes cut" in budget_text(explain(build, "full"))
     assert build.budgeted.cut_bytes == 27605 - 23998 - sum(
         o.bytes for o in build.budgeted.blocks if o.block.group >= 4
     )
@@ -129,6 +131,8 @@ def test_no_document_text_reaches_any_explanation(
         explanation = explain(build, detail)  # type: ignore[arg-type]
         assert MARKER not in explanation.model_dump_json()
         assert MARKER not in budget_text(explanation)
+    brief, text = brief_readout(explain(build, "full"))
+    assert MARKER not in brief.model_dump_json() and MARKER not in text
     for args in (["explain"], ["explain", "--full"], ["explain", "--json"], ["explain", "--full", "--json"]):
         assert main([*args, "--space", str(space), "--cap-tokens", str(cap)]) == 0
         out, err = capsys.readouterr()
@@ -138,5 +142,8 @@ def test_no_document_text_reaches_any_explanation(
 def test_json_output_is_the_structured_data(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "--json", "--space", str(FIXTURES / "demo")]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert Explanation.model_validate(data).pack.bytes == 12216
+    assert Brief.model_validate(data).pack.bytes == 12216
     assert data["classification"]["effective_class"] == "restricted"
+    assert main(["explain", "--full", "--json", "--space", str(FIXTURES / "demo")]) == 0
+    full = Explanation.model_validate(json.loads(capsys.readouterr().out))
+    assert full.pack.bytes == 12216 and len(full.blocks) == 26

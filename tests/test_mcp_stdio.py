@@ -21,6 +21,7 @@ from mcp_types import ListRootsResult, Root
 
 from conftest import FIXTURES, write_ledger
 from ledger_context import build_context
+from ledger_context.brief import Brief
 from ledger_context.explain import Explanation
 
 pytestmark = pytest.mark.anyio
@@ -79,11 +80,12 @@ async def test_explain_budget_is_structured_and_matches_the_receipt(mode: str) -
             result = await client.call_tool("explain_budget", {"detail": detail})
             assert result.is_error is False
             jsonschema.validate(result.structured_content, schema)
-            explanation = Explanation.model_validate(result.structured_content)
+            model = Explanation if detail == "full" else Brief
+            explanation = model.model_validate(result.structured_content)
             assert explanation.pack.sha256 == receipt["sha256"]
             assert explanation.pack.dropped_blocks == receipt["dropped_blocks"] > 0
             assert not text_of(result).lstrip().startswith("{")  # a table, not a JSON dump
-            assert "Blocks" in text_of(result)
+            assert ("Blocks" if detail == "full" else "Not kept") in text_of(result)
 
 
 async def test_bad_detail_is_a_tool_error_naming_the_allowed_values(mode: str) -> None:
@@ -110,6 +112,8 @@ async def test_no_space_is_a_tool_error_and_the_server_still_answers(tmp_path: P
 async def test_resources_pack_and_documents(mode: str) -> None:
     async with Client(server("--space", str(DEMO), "--max-data-class", "internal"), mode=mode) as client:  # type: ignore[arg-type]
         listed = [str(r.uri) for r in (await client.list_resources()).resources]
+        assert "ui://ledger-context/explain-budget.html" in listed  # the MCP Apps view
+        listed = [uri for uri in listed if not uri.startswith("ui://")]
         assert listed[0] == "ledger://pack"
         assert "ledger://document/.ledger/agents.md" in listed
         assert len(listed) == 1 + len(build_context(DEMO, max_data_class="internal").sources())

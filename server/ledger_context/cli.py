@@ -109,6 +109,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     explain.add_argument("--full", action="store_true", help="list every block, source and problem")
     explain.add_argument("--json", action="store_true", help="print the structured data as JSON")
+    explain.add_argument(
+        "--path",
+        metavar="P",
+        help="answer for one document: where it went and why (e.g. .ledger/decisions/0007-use-jwt.md)",
+    )
+    explain.add_argument(
+        "--html", metavar="FILE", help="write the budget as one self-contained HTML page to FILE"
+    )
 
     check = commands.add_parser(
         "check",
@@ -247,16 +255,33 @@ def _cmd_pack(args: argparse.Namespace) -> int:
 
 def _cmd_explain(args: argparse.Namespace) -> int:
     from .explain import explain
-    from .readout import budget_text
+    from .explain_path import explain_path
+    from .readout import brief_readout, budget_text, path_text
 
     with _build(args, provenance=True) as (build, shown):
-        explanation = explain(build, "full" if args.full else "brief")
+        full = explain(build, "full")
+        answer = explain_path(build, args.path) if args.path is not None else None
     if args.rev is not None:
-        explanation = explanation.model_copy(update={"space": shown})
-    if args.json:
-        _write(explanation.model_dump_json(indent=2) + "\n")
-    else:
-        _write(budget_text(explanation))
+        full = full.model_copy(update={"space": shown})
+    if args.html is not None:
+        from .budget_page import budget_page
+
+        try:
+            Path(args.html).write_text(budget_page(full), encoding="utf-8")
+        except OSError as exc:
+            raise LedgerContextError(
+                f"cannot write {display_path(args.html)}: {exc.strerror or exc}"
+            ) from None
+        print(f"ledger-context: wrote {display_path(args.html)}", file=sys.stderr)
+        return 0
+    if answer is not None:
+        _write(answer.model_dump_json(indent=2) + "\n" if args.json else path_text(answer))
+        return 0
+    if args.full:
+        _write(full.model_dump_json(indent=2) + "\n" if args.json else budget_text(full))
+        return 0
+    brief, text = brief_readout(full)
+    _write(brief.model_dump_json(indent=2) + "\n" if args.json else text)
     return 0
 
 

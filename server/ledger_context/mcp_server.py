@@ -43,18 +43,21 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 from mcp_types import Resource as MCPResource
-from pydantic import Field
+from pydantic import ConfigDict, Field, RootModel
 
 from . import __version__
 from .audit import AuditLog, CallRecord, arguments_json, utc_now
+from .brief import Brief
 from .budget import DEFAULT_CAP_TOKENS
 from .context import ContextBuild, ContextBuilder
 from .errors import LedgerContextError
 from .explain import DETAILS, Explanation, explain
+from .explain_path import PathAnswer, explain_path
 from .fields import clean_text
+from .mcp_apps import VIEW_META, budget_apps
 from .mcp_watch import ChangeNotifier
 from .paging import PAGE_BYTES, Page, page_of
-from .readout import budget_text
+from .readout import brief_readout, budget_text, path_text
 from .served import served_text
 from .space import display_path, find_space, holds_ledger
 
@@ -78,9 +81,10 @@ evals, findings, decisions, experiments).
 deterministic digest of the ledger capped at {cap_tokens} tokens (1 token = 4 UTF-8 bytes) — \
 agents.md, active harnesses and evals, current findings, accepted decisions and the 10 \
 latest experiments, as title lines and frontmatter.
-- If something you expected seems missing, call explain_budget: it lists every block \
-kept, dropped or truncated and why, the data class of each source, and what a data-class \
-ceiling withheld.
+- If something you expected seems missing, call explain_budget with its path: it says \
+where that document went and why (kept, truncated, dropped, withheld, not selected, \
+skipped). Without a path it gives a short summary of the budget; detail "full" lists \
+every block, but can be large.
 - To read a document in full, call read_document with the path shown in brackets in the \
 pack's title lines (e.g. .ledger/decisions/0007-use-jwt.md). A long document comes in \
 pages; the last line of a page says how to continue. (Clients that read resources can \
@@ -121,6 +125,23 @@ DetailArg = Annotated[
         json_schema_extra=_DETAIL_SCHEMA,
     ),
 ]
+
+
+ExplainPathArg = Annotated[
+    Any,
+    Field(
+        description="A ledger path, e.g. .ledger/decisions/0007-use-jwt.md: answers for that one "
+        "document (where it went and why) instead of the whole budget; detail is then ignored.",
+        json_schema_extra={"type": "string"},
+    ),
+]
+
+
+class ExplainResult(RootModel[Brief | Explanation | PathAnswer]):
+    """explain_budget's structured output: a brief, a full explanation or a path answer
+    (told apart by ``detail``)."""
+
+    model_config = ConfigDict(json_schema_extra={"type": "object"})
 
 
 class _Ledgers:
@@ -449,6 +470,7 @@ def create_server(
         cache_hints=CACHE_HINTS,
         subscriptions=bus,
         lifespan=watching,
+        extensions=[budget_apps()],
     )
     server.ledgers = ledgers
     recorder = server.recorder = Recorder(audit)
@@ -501,26 +523,42 @@ def create_server(
         name="explain_budget",
         title="Explain the context pack's budget",
         description=(
-            "Call when something seems missing from get_context's pack. Returns the breakdown "
-            "of that pack as data: the 4-bytes-per-token rule and the cap, pack totals and "
-            "SHA-256, one line per group, every block dropped or truncated and why (every "
-            "block with detail='full'), documents read and selected per kind, the data class "
-            "of each source by path, the effective class, and what a ceiling withheld. "
-            "Contains no document text."
+            "Call when something seems missing from get_context's pack. detail='brief' (the "
+            "default, under 2 KB of text and 4 KB of data for any ledger): the 4-bytes-per-token "
+            "rule and the cap, pack totals and SHA-256, one line per group, documents per kind, "
+            "the blocks not kept per group, problem counts, the data classes and what a ceiling "
+            "withheld. path='<ledger path>': where that one document went and why (under 1 KB). "
+            "detail='full': every block, source, withheld source and problem; it can be large "
+            "(hundreds of KB on a big ledger). Contains no document text."
         ),
         annotations=_READ_ONLY,
+        meta=VIEW_META,
     )
     async def explain_budget(
-        ctx: Context, roots: RootsArg, detail: DetailArg = "brief"
-    ) -> Annotated[CallToolResult, Explanation]:
+        ctx: Context, roots: RootsArg, detail: DetailArg = "brief", path: ExplainPathArg = None
+    ) -> Annotated[CallToolResult, ExplainResult]:
         build = await checked_build(roots, detail)
         if isinstance(build, CallToolResult):
             return build
-        recorder.record(call="explain_budget", arguments={"detail": detail}, build=build, ctx=ctx)
-        explanation = explain(build, detail).model_copy(update={"audit": recorder.state})
+        recorder.record(
+            call="explain_budget", arguments={"detail": detail, "path": path}, build=build, ctx=ctx
+        )
+        data: Brief | Explanation | PathAnswer
+        if path is not None:
+            try:
+                data = explain_path(build, path)
+            except LedgerContextError as exc:
+                return _error(str(exc))
+            text = path_text(data)
+        else:
+            full = explain(build, "full").model_copy(update={"audit": recorder.state})
+            if detail == "full":
+                data, text = full, budget_text(full)
+            else:
+                data, text = brief_readout(full)
         return CallToolResult(
-            content=[TextContent(type="text", text=budget_text(explanation))],
-            structured_content=explanation.model_dump(mode="json"),
+            content=[TextContent(type="text", text=text)],
+            structured_content=data.model_dump(mode="json"),
             _meta={RECEIPT_KEY: receipt(build)},
         )
 

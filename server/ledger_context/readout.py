@@ -9,8 +9,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from .explain import Explanation
+from .brief import BOUND_STEPS, MAX_STRUCTURED_BYTES, Brief, brief_of, structured_size
+from .explain import Explanation, PackTotals
+from .explain_path import PathAnswer
 from .problems import SEVERITIES, Problem
+
+MAX_BRIEF_TEXT_BYTES = 2048
+"""The brief's text is at most this many UTF-8 bytes (issue 15; see :mod:`.brief`)."""
 
 
 def _row(cells: Iterable[object], widths: list[int]) -> str:
@@ -28,6 +33,19 @@ def _counts(counts: Mapping[str, int]) -> str:
     return ", ".join(
         f"{counts.get(s, 0)} {words[s][0] if counts.get(s, 0) == 1 else words[s][1]}" for s in SEVERITIES
     )
+
+
+def _provenance(pack: PackTotals, short: bool = False) -> str:
+    """``commit <id> (clean|dirty...); fingerprint <sha256>``: where the pack came from.
+
+    ``short`` (the brief's text) gives the first 12 and 16 hex digits; the structured
+    output always carries the whole ids."""
+    state = "" if pack.dirty is None else " (dirty: the ledger differs from it)" if pack.dirty else " (clean)"
+    commit, fingerprint = pack.commit or "none", pack.fingerprint
+    if short:
+        state = " (dirty)" if pack.dirty else state
+        commit, fingerprint = commit[:12], fingerprint[:16]
+    return f"commit {commit}{state}; fingerprint {fingerprint}"
 
 
 def budget_text(explanation: Explanation) -> str:
@@ -52,9 +70,7 @@ def budget_text(explanation: Explanation) -> str:
         )
         + f"; dropped blocks {pack.dropped_blocks} ({e.metrics.dropped_block_rate:.0%} of candidates)",
         f"SHA-256: {pack.sha256}",
-        f"From: commit {pack.commit or 'none'}"
-        + ("" if pack.dirty is None else " (dirty: the ledger differs from it)" if pack.dirty else " (clean)")
-        + f"; fingerprint {pack.fingerprint}",
+        f"From: {_provenance(pack)}",
     ]
     if e.audit is not None:
         lines.append(f"Audit log: {e.audit}")
@@ -139,6 +155,98 @@ def budget_text(explanation: Explanation) -> str:
     for p in e.problems:
         where = p.path + (f":{p.line}" if p.line else "") + (f":{p.column}" if p.line and p.column else "")
         lines.append(f"  {p.severity:<7} {where}: {p.message}")
+    return "\n".join(lines) + "\n"
+
+
+def brief_text(brief: Brief) -> str:
+    """The brief as text: the same fields as its structured output, at most
+    :data:`MAX_BRIEF_TEXT_BYTES` bytes.
+
+    Group ``g`` holds the documents of one kind, so one row per group carries both the
+    per-kind counts (read, skipped, withheld, unselected) and the group line (candidates,
+    kept, truncated, dropped, bytes, kept bytes); the withheld count per kind is its column.
+    """
+    b = brief
+    pack = b.pack
+    lines = [
+        f"Context pack of {b.space} (brief)",
+        f"Rule: 1 token = {b.rule.bytes_per_token} UTF-8 bytes, ceil once over the pack; "
+        f"cap {b.rule.cap_tokens} tokens = {b.rule.cap_bytes} bytes",
+        f"Pack: {pack.bytes} bytes = {pack.tokens} tokens; left {pack.bytes_left} bytes = "
+        f"{pack.tokens_left} tokens; "
+        + (f"truncated, {pack.truncated_bytes} bytes cut" if pack.truncated else "not truncated")
+        + f"; {pack.dropped_blocks} blocks dropped",
+        f"SHA-256: {pack.sha256}",
+        f"From: {_provenance(pack, short=True)}",
+    ]
+    head: list[object] = ["group", "read", "skipped", "withheld", "unselected", "candidates", "kept"]
+    head += ["truncated", "dropped", "bytes", "kept_bytes"]
+    rows: list[list[object]] = [head]
+    for g, k in zip(b.groups, b.kinds, strict=True):
+        counts = (k.read, k.skipped, k.withheld, k.not_selected, g.candidates, g.kept, g.truncated, g.dropped)
+        rows.append([f"{g.group} {g.name}", *counts, g.bytes, g.kept_bytes])
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(head))]
+    lines += [
+        " ".join(
+            f"{c!s:<{w}}" if i == 0 else f"{c!s:>{w}}" for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in rows
+    ]
+    if b.not_kept:
+        lines.append("Not kept (group: blocks, bytes not in the pack, first .. last in drop order):")
+        for n in b.not_kept:
+            paths = n.first if n.blocks == 1 else f"{n.first} .. {n.last}"
+            lines.append(f"  {n.group}: {n.blocks}, {n.bytes}, {paths}")
+    p = b.problems
+    lines.append(
+        f"Problems: {_counts(p.counts)}"
+        + (f"; first {', '.join(p.first)}" if p.first else "")
+        + (f"; {p.more} more" if p.more else "")
+    )
+    c = b.classification
+    per_class = ", ".join(f"{name} {n}" for name, n in c.by_class.items())
+    lines.append(
+        f"Data class: effective {c.effective_class or 'none'}; ceiling {c.ceiling or 'none'}; "
+        f"withheld {c.withheld_count}; {c.sources} sources" + (f": {per_class}" if per_class else "")
+    )
+    if c.stricter:
+        named = ", ".join(f"{s.path} {s.data_class}" for s in c.stricter)
+        lines.append(
+            f"  stricter than internal: {named}" + (f"; {c.stricter_more} more" if c.stricter_more else "")
+        )
+    if b.audit is not None:
+        lines.append(f"Audit log: {b.audit}")
+    lines.append(b.more)
+    return "\n".join(lines) + "\n"
+
+
+def brief_readout(full: Explanation) -> tuple[Brief, str]:
+    """The brief of ``full`` and its text, within :data:`MAX_BRIEF_TEXT_BYTES` and
+    :data:`~ledger_context.brief.MAX_STRUCTURED_BYTES`: paths are cut shorter only if the
+    longest bound does not fit (a ledger near a million documents)."""
+    for path_bytes, space_bytes in BOUND_STEPS:
+        brief = brief_of(full, path_bytes, space_bytes)
+        text = brief_text(brief)
+        if (
+            len(text.encode("utf-8")) <= MAX_BRIEF_TEXT_BYTES
+            and structured_size(brief) <= MAX_STRUCTURED_BYTES
+        ):
+            break
+    return brief, text
+
+
+def path_text(answer: PathAnswer) -> str:
+    """The answer for one document: the same fields as its structured output."""
+    a = answer
+    lines = [a.path, a.reason]
+    if a.kind is not None:
+        lines.append(
+            f"kind {a.kind}; group {a.group}; status {a.status or 'none'}; "
+            f"updated_at {a.updated_at or 'none'}; data class {a.data_class or 'none'}"
+        )
+    if a.bytes is not None:
+        lines.append(f"bytes {a.bytes}; kept bytes {a.kept_bytes}")
+    lines += [f"  nearest: {p}" for p in a.nearest]
     return "\n".join(lines) + "\n"
 
 
