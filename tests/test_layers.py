@@ -20,7 +20,8 @@ def _imports(path: Path) -> set[str]:
 
 def test_only_the_mcp_adapter_imports_mcp() -> None:
     importers = sorted(p.name for p in PACKAGE.glob("*.py") if {"mcp", "mcp_types"} & _imports(p))
-    assert importers == ["mcp_server.py"]
+    assert "mcp_server.py" in importers
+    assert all(name == "mcp_server.py" or name.startswith("mcp_") for name in importers), importers
 
 
 def test_only_the_cli_prints() -> None:

@@ -17,11 +17,12 @@ from . import __version__
 from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
 from .classify import CLASSES, parse_ceiling
 from .context import ContextBuild, ContextBuilder
-from .errors import InvalidArgumentError, LedgerContextError
+from .errors import InvalidArgumentError, LedgerContextError, SpaceNotFoundError
 from .space import display_path, find_space, space_from_environment
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
 CAP_ENV = "LEDGER_CAP_TOKENS"
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def _cap_tokens(value: str) -> int:
@@ -95,11 +96,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--json", action="store_true", help="print the problems as JSON")
 
-    commands.add_parser(
+    serve = commands.add_parser(
         "serve",
         parents=[common, budget],
         help="run the MCP stdio server (tools get_context and explain_budget)",
-        description="Run the MCP server over stdio. Only JSON-RPC goes to stdout; logs go to stderr.",
+        description="Run the MCP server over stdio. Only JSON-RPC goes to stdout; logs go to stderr. "
+        "An explicit space that holds no ledger stops it at once (exit 2). It ends, exit 0, when "
+        "stdin closes (after answering what was read), the client closes stdout, or on SIGINT/SIGTERM.",
+    )
+    serve.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="info",
+        help="stderr log level (default: info); the MCP SDK's own logs show only with debug",
     )
     return parser
 
@@ -200,10 +209,21 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     cap, ceiling = _options(args)
     explicit = space_from_environment(args.space)
+    if explicit:
+        try:  # fail fast: a client then shows the server as failed, not as connected
+            find_space(explicit)
+        except SpaceNotFoundError as exc:
+            print(f"Error: {exc}", file=sys.stderr)
+            return 2
     # The MCP SDK is imported here only: every other command stays fast to start.
     from .mcp_server import serve
 
-    serve(explicit_space=Path(explicit) if explicit else None, cap_tokens=cap, max_data_class=ceiling)
+    serve(
+        explicit_space=Path(explicit) if explicit else None,
+        cap_tokens=cap,
+        max_data_class=ceiling,
+        log_level=args.log_level,
+    )
     return 0
 
 

@@ -8,7 +8,7 @@ and ``ledger://document/{+path}``. Prompt: ``start-task``. Logs go to stderr onl
 from __future__ import annotations
 
 import logging
-import sys
+import os
 import threading
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,21 +17,34 @@ from urllib.request import url2pathname
 
 import anyio
 import anyio.to_thread
+from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
-from mcp.server.mcpserver.exceptions import ResourceError
-from mcp_types import CallToolResult, ListRootsResult, TextContent, ToolAnnotations
+from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
+    ListRootsResult,
+    TextContent,
+    ToolAnnotations,
+)
 from mcp_types import Resource as MCPResource
 from pydantic import Field
 
 from . import __version__
 from .budget import DEFAULT_CAP_TOKENS
 from .context import ContextBuild, ContextBuilder
-from .errors import LedgerContextError
+from .errors import InvalidArgumentError, LedgerContextError, SpaceNotFoundError
 from .explain import DETAILS, Explanation, explain
 from .fields import clean_text
 from .ledger import document_text
+from .mcp_stdio import serve_stdio
 from .readout import budget_text
 from .space import display_path, find_space, holds_ledger
+from .stderr_log import configure_logging, cut
 
 logger = logging.getLogger("ledger_context")
 
@@ -152,10 +165,72 @@ def receipt(build: ContextBuild) -> dict[str, Any]:
     }
 
 
+# What the server delivers: the one source of the capabilities it advertises, in the
+# initialize result (2025-11-25) and in server/discover (2026-07-28). Switch one on only
+# together with the notifications it promises.
+SUBSCRIPTIONS_DELIVERED = False
+"""resources/subscribe (2025-11-25) and subscriptions/listen (2026-07-28) served."""
+LIST_CHANGED_DELIVERED = False
+"""notifications/{tools,resources,prompts}/list_changed sent."""
+
+_ERROR_CODES: dict[type[LedgerContextError], int] = {
+    InvalidArgumentError: INVALID_PARAMS,  # the request named something unknown or refused
+    SpaceNotFoundError: INTERNAL_ERROR,  # the server has no ledger: not the request's fault
+}
+
+
+def mcp_error(exc: LedgerContextError) -> MCPError:
+    """The JSON-RPC error for a core error raised while serving a resource or a prompt:
+    the code of its nearest class in ``_ERROR_CODES`` (add new core errors there), else
+    -32603; the message is the core's, which says what to do."""
+    code = next((_ERROR_CODES[c] for c in type(exc).__mro__ if c in _ERROR_CODES), INTERNAL_ERROR)
+    return MCPError(code=code, message=str(exc))
+
+
+def initialization_options(server: MCPServer) -> InitializationOptions:
+    """The SDK's initialization options, capabilities from the ``*_DELIVERED`` switches."""
+    notifications = NotificationOptions(
+        prompts_changed=LIST_CHANGED_DELIVERED,
+        resources_changed=LIST_CHANGED_DELIVERED,
+        tools_changed=LIST_CHANGED_DELIVERED,
+    )
+    # MCPServer keeps its low-level server private; its own run_stdio_async uses it the same way.
+    return server._lowlevel_server.create_initialization_options(notifications)
+
+
 class LedgerServer(MCPServer):
-    """MCPServer whose resource list also names the documents in the current pack."""
+    """MCPServer whose resource list also names the documents in the current pack, and
+    whose prompts refuse an unknown name or a missing argument with -32602."""
 
     ledgers: _Ledgers
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None
+    ) -> GetPromptResult | InputRequiredResult:
+        prompts = {p.name: p for p in await self.list_prompts()}
+        prompt = prompts.get(name)
+        if prompt is None:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"unknown prompt {cut(name, 80)!r}: the prompts are {', '.join(sorted(prompts))}",
+            )
+        given = arguments or {}
+        for argument in prompt.arguments or []:
+            if argument.required and argument.name not in given:
+                raise MCPError(
+                    code=INVALID_PARAMS,
+                    message=f"prompt {name} needs the argument {argument.name!r} "
+                    f"({argument.description or 'a string'})",
+                )
+        try:
+            return await super().get_prompt(name, arguments, context)
+        except MCPError:
+            raise
+        except Exception:  # the SDK wraps every failure in ValueError: a bug of ours
+            logger.exception("prompt %s failed", name)
+            raise MCPError(
+                code=INTERNAL_ERROR, message=f"prompt {name} failed; the server log has the details"
+            ) from None
 
     async def list_resources(self) -> list[MCPResource]:
         """The pack resource, then one resource per document in the pack (bounded by the
@@ -207,7 +282,12 @@ def create_server(
     ledgers = _Ledgers(explicit_space, cap_tokens, max_data_class)
     ContextBuilder(Path("."), cap_tokens, max_data_class, cache=False)  # validates both now
     instructions = _INSTRUCTIONS.format(cap_tokens=cap_tokens)
-    server = LedgerServer(name="ledger-context", version=__version__, instructions=instructions)
+    server = LedgerServer(
+        name="ledger-context",
+        version=__version__,
+        instructions=instructions,
+        subscriptions=None if SUBSCRIPTIONS_DELIVERED or LIST_CHANGED_DELIVERED else False,
+    )
     server.ledgers = ledgers
 
     async def build_for(roots: ListRootsResult | None) -> ContextBuild:
@@ -285,7 +365,7 @@ def create_server(
         try:
             return (await build_for(None)).pack
         except LedgerContextError as exc:
-            raise ResourceError(str(exc)) from None
+            raise mcp_error(exc) from None
 
     @server.resource(
         DOCUMENT_TEMPLATE,
@@ -300,20 +380,22 @@ def create_server(
     async def document_resource(path: str) -> str:
         try:
             build = await build_for(None)
+            accepted = {d.path: d for d in build.ledger.documents}
+            if path not in accepted:
+                raise InvalidArgumentError(
+                    f"unknown document: no ledger document at {cut(path, 200)!r}; use a path from "
+                    "the pack's title lines, e.g. .ledger/decisions/0007-use-jwt.md"
+                )
+            if any(d.path == path for d in build.selection.withheld):
+                raise InvalidArgumentError(
+                    f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}"
+                )
         except LedgerContextError as exc:
-            raise ResourceError(str(exc)) from None
-        accepted = {d.path: d for d in build.ledger.documents}
-        if path not in accepted:
-            raise ResourceError(
-                f"no ledger document at {path!r}: use a path from the pack's title lines, "
-                "e.g. .ledger/decisions/0007-use-jwt.md"
-            )
-        if any(d.path == path for d in build.selection.withheld):
-            raise ResourceError(f"{path} is withheld by the data-class ceiling {build.ceiling}")
+            raise mcp_error(exc) from None
         try:
             return await anyio.to_thread.run_sync(document_text, build.ledger.space, path)
         except (OSError, ValueError) as exc:
-            raise ResourceError(f"{path} cannot be read now: {exc}") from None
+            raise MCPError(code=INTERNAL_ERROR, message=f"{path} cannot be read now: {exc}") from None
 
     @server.prompt(
         name="start-task",
@@ -340,26 +422,16 @@ def create_server(
     return server
 
 
-def _configure_logging() -> None:
-    # Before MCPServer(): its constructor calls logging.basicConfig(); stdout is JSON-RPC only.
-    reconfigure = getattr(sys.stderr, "reconfigure", None)
-    if reconfigure is not None:
-        # A console that cannot encode a path (PYTHONIOENCODING=cp1252) escapes it instead.
-        reconfigure(errors="backslashreplace")
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.INFO)
-
-
 def serve(
     explicit_space: Path | None = None,
     cap_tokens: int = DEFAULT_CAP_TOKENS,
     max_data_class: str | None = None,
+    log_level: str = "info",
 ) -> None:
-    """Serve over stdio until stdin closes. Raises InvalidArgumentError before serving."""
-    _configure_logging()
+    """Serve over stdio until stdin closes, the client goes away, or SIGINT/SIGTERM.
+    Raises InvalidArgumentError before serving."""
+    # Before MCPServer(): its constructor calls logging.basicConfig(); stdout is JSON-RPC only.
+    log = configure_logging(log_level)
     server = create_server(explicit_space, cap_tokens, max_data_class)
     logger.info(
         "ledger-context %s serving over stdio (space: %s, cap %d tokens, ceiling %s)",
@@ -368,4 +440,8 @@ def serve(
         cap_tokens,
         max_data_class or "none",
     )
-    server.run()
+    serve_stdio(server._lowlevel_server, initialization_options(server))
+    log.drain(0.5)
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        # A build still running in a worker thread would hold the exit until it ends.
+        os._exit(0)
