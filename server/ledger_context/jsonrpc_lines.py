@@ -140,6 +140,8 @@ def parse_line(line: bytes) -> dict[str, Any] | Fault | None:
         return Fault(INVALID_REQUEST, f"invalid request: nested deeper than {MAX_DEPTH} levels", rid)
     if value.get("jsonrpc") != "2.0":
         return Fault(INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"', rid)
+    if "id" in value and rid is None and "method" in value:
+        return Fault(INVALID_REQUEST, 'invalid request: "id" must be a string or an integer')
     if "params" in value and not isinstance(value["params"], dict):
         return Fault(INVALID_REQUEST, 'invalid request: "params" must be an object', rid)
     return value
