@@ -471,3 +471,68 @@ def test_sigterm_ends_serve_within_a_second_without_a_traceback() -> None:
     import signal
 
     _signal_ends_serving(signal.SIGTERM)
+
+
+def test_a_client_that_never_reads_stderr_completes_10000_calls_with_200_kb_names() -> None:
+    import time
+
+    big = "n" * 200_000
+    kinds = [
+        (
+            b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"' + big.encode() + b'"}}\n',
+            "result",
+        ),
+        (
+            b'{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"ledger://document/'
+            + big.encode()
+            + b'"}}\n',
+            "error",
+        ),
+        (
+            b'{"jsonrpc":"2.0","id":%d,"method":"prompts/get","params":{"name":"' + big.encode() + b'"}}\n',
+            "error",
+        ),
+    ]
+    process = subprocess.Popen(
+        # debug: the SDK's own loggers log every call (and the client's strings) too
+        [
+            sys.executable,
+            "-m",
+            "ledger_context",
+            "serve",
+            "--space",
+            str(FIXTURES / "demo"),
+            "--log-level",
+            "debug",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,  # never read while serving
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    total, window = 10_000, 32
+    seen: dict[int, str] = {}
+    started = time.monotonic()
+    watchdog = threading.Timer(300, process.kill)  # a frozen server fails the test, not hangs it
+    watchdog.start()
+    process.stdin.write(_initialize_lines())
+    process.stdin.flush()
+    assert json.loads(process.stdout.readline())["id"] == 0
+    sent = 0
+    while len(seen) < total:
+        while sent < total and sent - len(seen) < window:
+            sent += 1
+            process.stdin.write(kinds[sent % 3][0] % sent)
+        process.stdin.flush()
+        answer = json.loads(process.stdout.readline())
+        seen[answer["id"]] = "result" if "result" in answer else "error"
+    elapsed = time.monotonic() - started
+    watchdog.cancel()
+    process.stdin.close()
+    assert process.wait(timeout=TIMEOUT) == 0
+    err = process.stderr.read()
+    process.stdout.close()
+    process.stderr.close()
+    assert all(seen[i] == kinds[i % 3][1] for i in range(1, total + 1))
+    assert max(len(line) for line in err.splitlines()) < 2000
+    print(f"10,000 calls with 200 KB names: {elapsed:.1f} s, {len(err)} bytes of log")
