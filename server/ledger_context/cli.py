@@ -224,7 +224,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_data_class=ceiling,
         log_level=args.log_level,
     )
-    return 0
+    # Serving is over and the logs are drained. End now: a build still running in a worker
+    # thread, or the interpreter's teardown (about a second after a signal), would hold the exit.
+    os._exit(0)
 
 
 _COMMANDS = {"pack": _cmd_pack, "explain": _cmd_explain, "check": _cmd_check, "serve": _cmd_serve}

@@ -8,7 +8,6 @@ and ``ledger://document/{+path}``. Prompt: ``start-task``. Logs go to stderr onl
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from pathlib import Path
 from typing import Annotated, Any
@@ -442,6 +441,3 @@ def serve(
     )
     serve_stdio(server._lowlevel_server, initialization_options(server))
     log.drain(0.5)
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
-        # A build still running in a worker thread would hold the exit until it ends.
-        os._exit(0)
