@@ -536,3 +536,31 @@ def test_a_client_that_never_reads_stderr_completes_10000_calls_with_200_kb_name
     assert all(seen[i] == kinds[i % 3][1] for i in range(1, total + 1))
     assert max(len(line) for line in err.splitlines()) < 2000
     print(f"10,000 calls with 200 KB names: {elapsed:.1f} s, {len(err)} bytes of log")
+
+
+def test_the_sdks_own_logs_show_only_with_log_level_debug() -> None:
+    lines = _initialize_lines() + _call_line(1, name="n" * 100_000)
+    logs = {}
+    for level in ("info", "debug"):
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ledger_context",
+                "serve",
+                "--space",
+                str(FIXTURES / "demo"),
+                "--log-level",
+                level,
+            ],
+            input=lines,
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+        assert result.returncode == 0
+        logs[level] = result.stderr.decode()
+    assert "mcp." not in logs["info"]
+    tool_failed = next(line for line in logs["debug"].splitlines() if "Tool 'nnn" in line)
+    assert tool_failed.startswith("INFO mcp.server.mcpserver.server: Tool 'nnnn")
+    assert "(100000 chars)" in tool_failed and len(tool_failed) < 1000  # the client's string, cut
