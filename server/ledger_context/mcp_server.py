@@ -2,7 +2,10 @@
 
 Tools: ``get_context`` (the pack as plain text, a receipt in ``_meta``) and
 ``explain_budget`` (the breakdown as structured output). Resources: ``ledger://pack``
-and ``ledger://document/{+path}``. Prompt: ``start-task``. Logs go to stderr only.
+and ``ledger://document/{+path}``. Prompt: ``start-task``. Logs go to stderr only, never
+blocking (:mod:`ledger_context.stderr_log`); the stdio channel is :mod:`ledger_context.mcp_stdio`.
+Core errors become JSON-RPC errors in :func:`mcp_error`; capabilities follow the
+``*_DELIVERED`` switches.
 """
 
 from __future__ import annotations
