@@ -143,8 +143,9 @@ class StdioChannel:
         self._output = output
         self._to_sdk = to_sdk
         self._from_sdk = from_sdk
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, self._stop, signal.Signals(signum).name)
+        with contextlib.suppress(NotImplementedError):  # no loop signal handlers on Windows
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, self._stop, signal.Signals(signum).name)
         try:
             with self._scope:
                 async with anyio.create_task_group() as group:
@@ -152,8 +153,9 @@ class StdioChannel:
                     threading.Thread(target=self._read_lines, args=(loop,), name="stdin", daemon=True).start()
                     await server.run(sdk_reads, sdk_writes, init_options)
         finally:
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(signum)
+            with contextlib.suppress(NotImplementedError):
+                for signum in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(signum)
             from_sdk.close()
             flush = FLUSH_SECONDS if self.stopped_by else self.eof_grace
             await anyio.to_thread.run_sync(output.drain, flush, abandon_on_cancel=True)
