@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,14 +40,29 @@ def test_a_space_path_that_is_not_utf8_is_escaped_everywhere(tmp_path: Path) -> 
 @pytest.mark.anyio
 async def test_the_server_keeps_answering_when_the_space_path_is_not_utf8(tmp_path: Path) -> None:
     missing = os.fsdecode(os.fsencode(tmp_path) + b"/gone\xe9")
+    write_ledger(Path(missing), {"agents.md": "hi\n"})
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "ledger_context", "serve", "--space", missing]
     )
     async with Client(params, mode="legacy") as client:
+        shutil.rmtree(missing)  # gone after the start: every call says so, cleanly
         result = await client.call_tool("get_context", {})
         assert result.is_error and "gone\\xe9" in result.content[0].text  # type: ignore[union-attr]
         assert (await client.call_tool("explain_budget", {})).is_error
         assert len((await client.list_tools()).tools) == 3  # still answering
+
+
+def test_serve_refuses_a_missing_space_whose_path_is_not_utf8(tmp_path: Path) -> None:
+    missing = os.fsdecode(os.fsencode(tmp_path) + b"/gone\xe9")
+    result = subprocess.run(
+        [sys.executable, "-m", "ledger_context", "serve", "--space", missing],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 2 and result.stdout == b""
+    assert b"gone\\xe9 does not exist" in result.stderr
 
 
 def test_an_empty_ceiling_is_refused_not_read_as_no_ceiling(

@@ -6,6 +6,7 @@ that sends odd requests would.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -187,3 +188,383 @@ def test_invalid_ceiling_is_a_startup_error_naming_the_allowed_values() -> None:
     assert result.returncode == 2
     assert result.stdout == b""
     assert b"public, internal, confidential, restricted" in result.stderr
+
+
+# -- issue 12: every line answered, never frozen, never cut short -----------------------
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+DELIVERED_CAPABILITIES = {
+    "prompts": {"listChanged": False},
+    "resources": {"listChanged": True, "subscribe": True},
+    "tools": {"listChanged": False},
+}
+DEEP = "[" * 1000 + "]" * 1000
+BAD_LINES: list[tuple[bytes, int, Any]] = [
+    (b"this is not JSON", -32700, None),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": ', -32700, None),
+    (b"\xff\xfe{}", -32700, None),
+    (b'{"jsonrpc":"2.0","id":"\xc3","method":"ping"}', -32700, None),
+    (b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":NaN}}', -32700, None),
+    (b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', -32600, None),
+    (b"[]", -32600, None),
+    (b"42", -32600, None),
+    (b'"ping"', -32600, None),
+    (b"null", -32600, None),
+    (b'{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[1,2]}', -32600, 7),
+    (b'{"jsonrpc":"2.0","id":"s","method":"tools/list","params":"x"}', -32600, "s"),
+    (b'{"jsonrpc":"1.0","id":8,"method":"ping"}', -32600, 8),
+    (b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600, None),
+    (b'{"jsonrpc":"2.0","id":9}', -32600, None),
+    (b'{"foo":"bar"}', -32600, None),
+    (DEEP.encode(), -32600, None),
+    (('{"jsonrpc":"2.0","id":10,"method":"ping","params":{"a":' + DEEP + "}}").encode(), -32600, None),
+    (
+        ('{"jsonrpc":"2.0","id":11,"method":"ping","params":{"a":' + "[" * 100 + "]" * 100 + "}}").encode(),
+        -32600,
+        11,
+    ),
+]
+
+
+def _error_of(line: bytes) -> dict[str, Any]:
+    message = json.loads(line)
+    assert set(message) == {"jsonrpc", "id", "error"}, message
+    return dict(message)
+
+
+def _modern(server: RawServer, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    return server.request(method, {**(params or {}), "_meta": MODERN_META})
+
+
+def _bad_lines_answered(server: RawServer, ping: Any) -> None:
+    for line, code, rid in BAD_LINES:
+        server.process.stdin.write(line + b"\n")  # type: ignore[union-attr]
+        server.process.stdin.flush()  # type: ignore[union-attr]
+        error = _error_of(server.lines.get(timeout=TIMEOUT))
+        assert (error["error"]["code"], error["id"]) == (code, rid), (line[:80], error)
+        assert ping()  # and the server keeps serving
+
+
+def test_every_bad_line_gets_its_error_answer_and_the_server_keeps_serving() -> None:
+    server = RawServer("--space", str(FIXTURES / "demo"))
+    server.initialize()
+    _bad_lines_answered(server, lambda: server.request("ping")["result"] == {})
+    # A lone surrogate escape is valid JSON: the request is served and its echo comes back intact.
+    server.send('{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"\\ud800"}}')
+    result = server.wait_for("u")["result"]  # type: ignore[arg-type]
+    assert result["isError"] is True and result["content"][0]["text"] == "Unknown tool: \ud800"
+    code, err = server.close()
+    assert code == 0 and b"Traceback" not in err
+
+
+def test_bad_lines_are_answered_on_the_stateless_protocol_too() -> None:
+    server = RawServer("--space", str(FIXTURES / "demo"))
+    tools = _modern(server, "tools/list")["result"]["tools"]
+    assert {tool["name"] for tool in tools} == {"get_context", "explain_budget", "read_document"}
+    _bad_lines_answered(server, lambda: "tools" in _modern(server, "tools/list")["result"])
+    code, err = server.close()
+    assert code == 0 and b"Traceback" not in err
+
+
+def test_a_line_over_16_mib_is_refused_and_the_next_line_is_served() -> None:
+    server = RawServer("--space", str(FIXTURES / "demo"))
+    server.initialize()
+    huge = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"' + b"a" * (16 * 1024 * 1024) + b'"}}'
+    server.process.stdin.write(huge + b"\n")  # type: ignore[union-attr]
+    error = _error_of(server.lines.get(timeout=TIMEOUT))
+    assert error["error"]["code"] == -32600 and error["id"] is None
+    assert "16777216 bytes" in error["error"]["message"]
+    assert server.request("ping")["result"] == {}
+    assert server.close()[0] == 0
+
+
+def test_capabilities_say_only_what_is_delivered_in_both_protocols() -> None:
+    legacy = RawServer("--space", str(FIXTURES / "demo"))
+    assert legacy.initialize()["result"]["capabilities"] == DELIVERED_CAPABILITIES
+    assert legacy.close()[0] == 0
+    modern = RawServer("--space", str(FIXTURES / "demo"))
+    # The stateless protocol also carries the MCP Apps extension (the explain_budget view).
+    assert _modern(modern, "server/discover")["result"]["capabilities"] == {
+        **DELIVERED_CAPABILITIES,
+        "extensions": {"io.modelcontextprotocol/ui": {}},
+    }
+    assert modern.close()[0] == 0
+
+
+def test_error_codes_follow_the_spec_and_code_zero_is_never_used() -> None:
+    space = FIXTURES / "demo"
+    withheld = "ledger://document/.ledger/decisions/0004-redact-pii-before-model.md"
+    cases: list[tuple[str, dict[str, Any] | None, int, str]] = [
+        (
+            "resources/read",
+            {"uri": "ledger://document/.ledger/decisions/nope.md"},
+            -32602,
+            "unknown document",
+        ),
+        ("resources/read", {"uri": withheld}, -32602, "withheld document"),
+        ("resources/read", {"uri": "ledger://nothing"}, -32602, "Unknown resource"),
+        ("resources/read", {}, -32602, ""),
+        ("prompts/get", {"name": "start-task"}, -32602, "'task'"),
+        ("prompts/get", {"name": "start-task", "arguments": {}}, -32602, "'task'"),
+        ("prompts/get", {"name": "nope"}, -32602, "unknown prompt 'nope'"),
+        ("prompts/get", {}, -32602, ""),
+        ("tools/call", {}, -32602, ""),
+        ("no/such/method", {}, -32601, ""),
+    ]
+    for modern in (False, True):
+        server = RawServer("--space", str(space), "--max-data-class", "internal")
+        if not modern:
+            server.initialize()
+        for method, params, code, text in cases:
+            response = _modern(server, method, params) if modern else server.request(method, params)
+            assert response["error"]["code"] == code, (modern, method, params, response)
+            assert text in response["error"]["message"]
+        exit_code, err = server.close()
+        assert exit_code == 0
+        assert b"Traceback" not in err, err.decode()[-2000:]
+        assert all(json.loads(line).get("error", {}).get("code") != 0 for line in server.stdout)
+
+
+def test_an_explicit_space_without_a_ledger_stops_serve_at_once_with_status_2(tmp_path: Path) -> None:
+    for args, env in [
+        (["--space", "/path/to/your/repo"], dict(os.environ)),
+        ([], dict(os.environ, LEDGER_SPACE=str(tmp_path))),
+    ]:
+        result = subprocess.run(
+            [sys.executable, "-m", "ledger_context", "serve", *args],
+            capture_output=True,
+            stdin=subprocess.PIPE,  # open and silent: only the check can end it
+            timeout=TIMEOUT,
+            check=False,
+            env=env,
+        )
+        assert result.returncode == 2
+        assert result.stdout == b""
+        assert result.stderr.startswith(b"Error: The space ")
+        assert b"--space PATH or the LEDGER_SPACE" in result.stderr
+
+
+def _initialize_lines() -> bytes:
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    return (
+        json.dumps(init) + "\n" + json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
+    ).encode()
+
+
+def _call_line(request_id: int, name: str = "get_context") -> bytes:
+    message = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": {}},
+    }
+    return (json.dumps(message) + "\n").encode()
+
+
+def test_the_piped_one_liner_prints_the_tools_call_answer() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ledger_context", "serve", "--space", str(FIXTURES / "demo")],
+        input=_initialize_lines() + _call_line(1),
+        capture_output=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 0
+    answers = {json.loads(line)["id"]: json.loads(line) for line in result.stdout.splitlines()}
+    assert sorted(answers) == [0, 1]
+    assert answers[1]["result"]["content"][0]["text"] == build_context(FIXTURES / "demo").pack
+
+
+def test_every_request_read_before_eof_is_answered_on_a_larger_ledger(tmp_path: Path) -> None:
+    files = {f"experiments/e{i:04d}.md": doc(updated_at=f"2026-01-{1 + i % 28:02d}") for i in range(1500)}
+    files.update(
+        {f"findings/f{i:04d}.md": doc(status="current", updated_at="2026-01-01") for i in range(500)}
+    )
+    space = write_ledger(tmp_path / "space", files)
+    pack = build_context(space).pack
+    lines = _initialize_lines() + b"".join(_call_line(i) for i in range(1, 51))
+    result = subprocess.run(
+        [sys.executable, "-m", "ledger_context", "serve", "--space", str(space)],
+        input=lines,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert sorted(a["id"] for a in answers) == list(range(51))
+    assert all(a["result"]["content"][0]["text"] == pack for a in answers if a["id"])
+
+
+def test_a_client_that_closes_stdout_ends_the_server_quietly() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ledger_context", "serve", "--space", str(FIXTURES / "demo")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    process.stdin.write(_initialize_lines() + _call_line(1))
+    process.stdin.flush()
+    assert json.loads(process.stdout.readline())["id"] == 0
+    assert json.loads(process.stdout.readline())["id"] == 1
+    process.stdout.close()
+    for i in range(100, 120):
+        try:
+            process.stdin.write(_call_line(i))
+            process.stdin.flush()
+        except BrokenPipeError:
+            break
+    code = process.wait(timeout=TIMEOUT)
+    err = process.stderr.read()
+    process.stderr.close()
+    with contextlib.suppress(BrokenPipeError):
+        process.stdin.close()
+    assert code == 0
+    assert b"Traceback" not in err and b"Error" not in err, err.decode()
+    assert b"stopping (EPIPE)" in err
+
+
+def _signal_ends_serving(signum: int) -> None:
+    import signal
+    import time
+
+    server = RawServer("--space", str(FIXTURES / "demo"))
+    server.initialize()
+    assert "result" in _call(server, {})
+    for i in range(100, 110):  # in flight when the signal comes
+        server.send(_call_line(i).decode().strip())
+    started = time.monotonic()
+    server.process.send_signal(signum)
+    code = server.process.wait(timeout=TIMEOUT)
+    elapsed = time.monotonic() - started
+    server.pump.join(timeout=TIMEOUT)
+    assert server.process.stderr is not None and server.process.stdout is not None
+    err = server.process.stderr.read()
+    for stream in (server.process.stdin, server.process.stdout, server.process.stderr):
+        with contextlib.suppress(BrokenPipeError):
+            stream.close()  # type: ignore[union-attr]
+    assert code == 0 and elapsed < 3.0, (code, elapsed)
+    assert b"Traceback" not in err, err.decode()
+    assert f"stopping ({signal.Signals(signum).name})".encode() in err
+    late = [json.loads(line) for line in server.stdout[2:]]
+    # Answers computed before the signal may arrive; no "connection closed" errors after it.
+    assert all("result" in answer and answer["id"] >= 100 for answer in late), late
+
+
+def test_sigint_ends_serve_within_a_second_without_a_traceback() -> None:
+    import signal
+
+    _signal_ends_serving(signal.SIGINT)
+
+
+def test_sigterm_ends_serve_within_a_second_without_a_traceback() -> None:
+    import signal
+
+    _signal_ends_serving(signal.SIGTERM)
+
+
+def test_a_client_that_never_reads_stderr_completes_10000_calls_with_200_kb_names() -> None:
+    import time
+
+    big = "n" * 200_000
+    kinds = [
+        (
+            b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"' + big.encode() + b'"}}\n',
+            "result",
+        ),
+        (
+            b'{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"ledger://document/'
+            + big.encode()
+            + b'"}}\n',
+            "error",
+        ),
+        (
+            b'{"jsonrpc":"2.0","id":%d,"method":"prompts/get","params":{"name":"' + big.encode() + b'"}}\n',
+            "error",
+        ),
+    ]
+    process = subprocess.Popen(
+        # debug: the SDK's own loggers log every call (and the client's strings) too
+        [
+            sys.executable,
+            "-m",
+            "ledger_context",
+            "serve",
+            "--space",
+            str(FIXTURES / "demo"),
+            "--log-level",
+            "debug",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,  # never read while serving
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    total, window = 10_000, 32
+    seen: dict[int, str] = {}
+    started = time.monotonic()
+    watchdog = threading.Timer(300, process.kill)  # a frozen server fails the test, not hangs it
+    watchdog.start()
+    process.stdin.write(_initialize_lines())
+    process.stdin.flush()
+    assert json.loads(process.stdout.readline())["id"] == 0
+    sent = 0
+    while len(seen) < total:
+        while sent < total and sent - len(seen) < window:
+            sent += 1
+            process.stdin.write(kinds[sent % 3][0] % sent)
+        process.stdin.flush()
+        answer = json.loads(process.stdout.readline())
+        seen[answer["id"]] = "result" if "result" in answer else "error"
+    elapsed = time.monotonic() - started
+    watchdog.cancel()
+    process.stdin.close()
+    assert process.wait(timeout=TIMEOUT) == 0
+    err = process.stderr.read()
+    process.stdout.close()
+    process.stderr.close()
+    assert all(seen[i] == kinds[i % 3][1] for i in range(1, total + 1))
+    assert max(len(line) for line in err.splitlines()) < 2000
+    print(f"10,000 calls with 200 KB names: {elapsed:.1f} s, {len(err)} bytes of log")
+
+
+def test_the_sdks_own_logs_show_only_with_log_level_debug() -> None:
+    lines = _initialize_lines() + _call_line(1, name="n" * 100_000)
+    logs = {}
+    for level in ("info", "debug"):
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ledger_context",
+                "serve",
+                "--space",
+                str(FIXTURES / "demo"),
+                "--log-level",
+                level,
+            ],
+            input=lines,
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+        assert result.returncode == 0
+        logs[level] = result.stderr.decode()
+    assert "mcp." not in logs["info"]
+    tool_failed = next(line for line in logs["debug"].splitlines() if "Tool 'nnn" in line)
+    assert tool_failed.startswith("INFO mcp.server.mcpserver.server: Tool 'nnnn")
+    assert "(100000 chars)" in tool_failed and len(tool_failed) < 1000  # the client's string, cut

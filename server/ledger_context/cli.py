@@ -18,12 +18,13 @@ from . import __version__
 from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
 from .classify import CLASSES, parse_ceiling
 from .context import ContextBuild, ContextBuilder
-from .errors import InvalidArgumentError, LedgerContextError, RevisionError
+from .errors import InvalidArgumentError, LedgerContextError, RevisionError, SpaceNotFoundError
 from .provenance import HeadSource
 from .space import display_path, find_space, holds_ledger, space_from_environment
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
 CAP_ENV = "LEDGER_CAP_TOKENS"
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def _cap_tokens(value: str) -> int:
@@ -130,9 +131,17 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve",
         parents=[common, budget, audit_file, keep_days],
-        help="run the MCP stdio server (tools get_context and explain_budget)",
+        help="run the MCP stdio server (tools get_context, explain_budget and read_document)",
         description="Run the MCP server over stdio. Only JSON-RPC goes to stdout; logs go to stderr. "
-        "Every call answered is recorded in the audit log.",
+        "Every call answered is recorded in the audit log. "
+        "An explicit space that holds no ledger stops it at once (exit 2). It ends, exit 0, when "
+        "stdin closes (after answering what was read), the client closes stdout, or on SIGINT/SIGTERM.",
+    )
+    serve.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="info",
+        help="stderr log level (default: info); the MCP SDK's own logs show only with debug",
     )
     serve.add_argument("--no-audit", action="store_true", help="keep no audit log")
 
@@ -318,15 +327,29 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     cap, ceiling = _options(args)
     explicit = space_from_environment(args.space)
+    if explicit:
+        try:  # fail fast: a client then shows the server as failed, not as connected
+            find_space(explicit)
+        except SpaceNotFoundError as exc:
+            print(f"Error: {exc}", file=sys.stderr)
+            return 2
     # The MCP SDK is imported here only: every other command stays fast to start.
     from .audit import DEFAULT_KEEP_DAYS, AuditLog, log_path
     from .mcp_server import serve
 
     keep = args.audit_keep_days or DEFAULT_KEEP_DAYS
     log = None if args.no_audit else AuditLog(log_path(args.audit), keep)
-    space = Path(explicit) if explicit else None
-    serve(explicit_space=space, cap_tokens=cap, max_data_class=ceiling, audit=log)
-    return 0
+    serve(
+        explicit_space=Path(explicit) if explicit else None,
+        cap_tokens=cap,
+        max_data_class=ceiling,
+        audit=log,
+        log_level=args.log_level,
+    )
+    # Serving is over, the audit log closed and the logs drained. End now: a build still
+    # running in a worker thread, or the interpreter's teardown (about a second after a
+    # signal), would hold the exit.
+    os._exit(0)
 
 
 def _since(value: str) -> str:

@@ -6,6 +6,9 @@ document's text, in pages). Resources: ``ledger://pack`` and ``ledger://document
 subscribers hear when they change (:mod:`~ledger_context.mcp_watch`). Prompt:
 ``start-task``. Logs go to stderr only. Every call answered is put in the audit log
 through :meth:`Recorder.record`.
+Logs never block (:mod:`ledger_context.stderr_log`); the stdio channel is
+:mod:`ledger_context.mcp_stdio`. Core errors become JSON-RPC errors in :func:`mcp_error`;
+capabilities are :data:`CAPABILITIES`, exactly what is delivered.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 import contextvars
 import logging
 import os
-import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,10 +29,15 @@ import anyio.to_thread
 from mcp.server import CacheHint
 from mcp.server.caching import CacheableMethod
 from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.shared.exceptions import MCPError
 from mcp_types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
     CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
     ListRootsResult,
     NotificationParams,
     PromptsCapability,
@@ -50,16 +57,24 @@ from .audit import AuditLog, CallRecord, arguments_json, utc_now
 from .brief import Brief
 from .budget import DEFAULT_CAP_TOKENS
 from .context import ContextBuild, ContextBuilder
-from .errors import LedgerContextError
+from .errors import (
+    DocumentNotFoundError,
+    DocumentWithheldError,
+    InvalidArgumentError,
+    LedgerContextError,
+    SpaceNotFoundError,
+)
 from .explain import DETAILS, Explanation, explain
 from .explain_path import PathAnswer, explain_path
 from .fields import clean_text
 from .mcp_apps import VIEW_META, budget_apps
+from .mcp_stdio import serve_stdio
 from .mcp_watch import ChangeNotifier
 from .paging import PAGE_BYTES, Page, page_of
 from .readout import brief_readout, budget_text, path_text
 from .served import served_text
 from .space import display_path, find_space, holds_ledger
+from .stderr_log import configure_logging, cut
 
 logger = logging.getLogger("ledger_context")
 
@@ -351,8 +366,32 @@ def receipt(build: ContextBuild) -> dict[str, Any]:
     }
 
 
+_ERROR_CODES: dict[type[LedgerContextError], int] = {
+    InvalidArgumentError: INVALID_PARAMS,  # the request named something unknown or refused
+    DocumentNotFoundError: INVALID_PARAMS,  # SEP-2164: an unknown resource is -32602
+    DocumentWithheldError: INVALID_PARAMS,
+    SpaceNotFoundError: INTERNAL_ERROR,  # the server has no ledger: not the request's fault
+}
+
+
+def mcp_error(exc: LedgerContextError) -> MCPError:
+    """The JSON-RPC error for a core error raised while serving a resource or a prompt:
+    the code of its nearest class in ``_ERROR_CODES`` (add new core errors there), else
+    -32603; the message is the core's, which says what to do."""
+    code = next((_ERROR_CODES[c] for c in type(exc).__mro__ if c in _ERROR_CODES), INTERNAL_ERROR)
+    return MCPError(code=code, message=str(exc))
+
+
+def initialization_options(server: MCPServer) -> InitializationOptions:
+    """The SDK's initialization options; their capabilities are :data:`CAPABILITIES`
+    (``_serve_changes`` puts them in place of the SDK's guess)."""
+    # MCPServer keeps its low-level server private; its own run_stdio_async uses it the same way.
+    return server._lowlevel_server.create_initialization_options()
+
+
 class LedgerServer(MCPServer):
-    """MCPServer whose resource list also names the documents in the current pack."""
+    """MCPServer whose resource list also names the documents in the current pack, and
+    whose prompts refuse an unknown name or a missing argument with -32602."""
 
     ledgers: _Ledgers
     recorder: Recorder
@@ -365,6 +404,34 @@ class LedgerServer(MCPServer):
             return await super().read_resource(uri, context)
         finally:
             _REQUEST.reset(token)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None
+    ) -> GetPromptResult | InputRequiredResult:
+        prompts = {p.name: p for p in await self.list_prompts()}
+        prompt = prompts.get(name)
+        if prompt is None:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"unknown prompt {cut(name, 80)!r}: the prompts are {', '.join(sorted(prompts))}",
+            )
+        given = arguments or {}
+        for argument in prompt.arguments or []:
+            if argument.required and argument.name not in given:
+                raise MCPError(
+                    code=INVALID_PARAMS,
+                    message=f"prompt {name} needs the argument {argument.name!r} "
+                    f"({argument.description or 'a string'})",
+                )
+        try:
+            return await super().get_prompt(name, arguments, context)
+        except MCPError:
+            raise
+        except Exception:  # the SDK wraps every failure in ValueError: a bug of ours
+            logger.exception("prompt %s failed", name)
+            raise MCPError(
+                code=INTERNAL_ERROR, message=f"prompt {name} failed; the server log has the details"
+            ) from None
 
     async def list_resources(self) -> list[MCPResource]:
         """The pack resource, then one resource per document in the pack (bounded by the
@@ -609,7 +676,7 @@ def create_server(
         try:
             build = await build_for(None)
         except LedgerContextError as exc:
-            raise ResourceError(str(exc)) from None
+            raise mcp_error(exc) from None
         recorder.record(call=f"resource {PACK_URI}", arguments={}, build=build, ctx=_REQUEST.get())
         return build.pack
 
@@ -628,7 +695,7 @@ def create_server(
             build = await build_for(None)
             text = await served_document(build, path)
         except LedgerContextError as exc:
-            raise ResourceError(str(exc)) from None
+            raise mcp_error(exc) from None
         accepted = next(d for d in build.ledger.documents if d.path == path)
         recorder.record(
             call=f"resource {DOCUMENT_TEMPLATE}",
@@ -668,28 +735,17 @@ def create_server(
     return server
 
 
-def _configure_logging() -> None:
-    # Before MCPServer(): its constructor calls logging.basicConfig(); stdout is JSON-RPC only.
-    reconfigure = getattr(sys.stderr, "reconfigure", None)
-    if reconfigure is not None:
-        # A console that cannot encode a path (PYTHONIOENCODING=cp1252) escapes it instead.
-        reconfigure(errors="backslashreplace")
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.INFO)
-
-
 def serve(
     explicit_space: Path | None = None,
     cap_tokens: int = DEFAULT_CAP_TOKENS,
     max_data_class: str | None = None,
     audit: AuditLog | None = None,
+    log_level: str = "info",
 ) -> None:
-    """Serve over stdio until stdin closes, recording in ``audit`` (``None``: off).
-    Raises InvalidArgumentError before serving."""
-    _configure_logging()
+    """Serve over stdio until stdin closes, the client goes away, or SIGINT/SIGTERM,
+    recording in ``audit`` (``None``: off). Raises InvalidArgumentError before serving."""
+    # Before MCPServer(): its constructor calls logging.basicConfig(); stdout is JSON-RPC only.
+    log = configure_logging(log_level)
     server = create_server(explicit_space, cap_tokens, max_data_class, audit)
     logger.info(
         "ledger-context %s serving over stdio (space: %s, cap %d tokens, ceiling %s, audit log %s)",
@@ -700,7 +756,8 @@ def serve(
         display_path(audit.path) if audit is not None else "off",
     )
     try:
-        server.run()
+        serve_stdio(server._lowlevel_server, initialization_options(server))
     finally:
         if audit is not None:
             audit.close()
+        log.drain(0.5)
