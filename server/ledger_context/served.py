@@ -34,16 +34,19 @@ def served_text(build: ContextBuild, path: str) -> str:
     parts = path.split("/")
     if not path or path.startswith("/") or "\\" in path or "\0" in path or ".." in parts:
         raise DocumentNotFoundError(
-            f"unknown document: {_shown(path)} is not a ledger document path: use a path relative to the space, "
-            f"as in the pack's title lines, with no '..', e.g. {example}"
+            f"unknown document: {_shown(path)} is not a ledger document path: use a path "
+            f"relative to the space, as in the pack's title lines, with no '..', e.g. {example}"
         )
     ledger = build.ledger
     document = next((d for d in ledger.documents if d.path == path), None)
     source = next((s for s in ledger.walk.files if s.path == path), None) if ledger.walk else None
     if document is None or source is None:
         raise DocumentNotFoundError(
-            f"unknown document: no ledger document at {_shown(path)}: use a path from the pack's title lines, e.g. {example}"
+            f"unknown document: no ledger document at {_shown(path)}: use a path from the "
+            f"pack's title lines, e.g. {example}"
         )
     if is_withheld(document.data_class, build.ceiling):
-        raise DocumentWithheldError(f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}")
+        raise DocumentWithheldError(
+            f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}"
+        )
     return read_again(ledger.space, source, document.sha256)
