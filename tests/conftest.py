@@ -42,3 +42,18 @@ def ledger(tmp_path: Path) -> Callable[[Files], Path]:
         return write_ledger(tmp_path / f"space{next(counter)}", files)
 
     return make
+
+
+LINEAR_LIMIT_S = 5.0
+"""Generous bound for one hostile input: linear code takes milliseconds, a quadratic
+pattern takes minutes on the same 100 KB input."""
+
+
+def assert_linear(call: Callable[[], object]) -> None:
+    """Fail if ``call()`` takes longer than :data:`LINEAR_LIMIT_S` (a regression bound)."""
+    import time
+
+    started = time.perf_counter()
+    call()
+    elapsed = time.perf_counter() - started
+    assert elapsed < LINEAR_LIMIT_S, f"took {elapsed:.1f} s"

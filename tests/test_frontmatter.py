@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import assert_linear
 from ledger_context.frontmatter import (
     DecodeError,
     FrontmatterError,
+    _unquote_document,
     decode_text,
     load_mapping,
     load_with_libyaml,
@@ -185,3 +189,55 @@ def test_quick_path_answers_for_ordinary_frontmatter() -> None:
         "evidence: [exp-1, exp 2 , x.y]\nnone: []"
     )
     assert quick_mapping(text) == load_with_libyaml(text)[0]
+
+
+N = 100_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        " " * N + "x",
+        " \t\n" * (N // 3) + "x",
+        "-" * N + " " * N + "x",
+        "---\n" + ("-" * 50 + " x\n") * (N // 53),
+        "---\n" + "a: b\n" * (N // 5),
+        "\n" * N + "---\n" + " \t" * N,
+    ],
+)
+def test_split_is_linear_on_hostile_text(text: str) -> None:
+    assert_linear(lambda: split_frontmatter(text))
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "a: b" + " " * N + ":x",
+        "a: " + "b:" * (N // 2) + " c",
+        "a: " + "b #" * (N // 3) + ":",
+        "a: '" + "''" * (N // 2),
+        'a: "' + "b" * N,
+        "a: [" + "b, " * (N // 3) + "c",
+        "a: [b" + " " * N + "c",
+        "a:\n" + " " * N + "- b: c:",
+        'a: "' + "\\\\" * (N // 2) + '"',
+        "a: b\n" + "\t" * N + "c: d",
+        "- " * (N // 2),
+        "a: *" + "x" * N,
+        "a: '" + "x " * (N // 2),
+        "a: b\n" + "c" * N + "\nd: e",
+        "a: " + ": " * (N // 2),
+        "a: " + "\\" * N,
+    ],
+)
+def test_loading_is_linear_on_hostile_frontmatter(frontmatter: str) -> None:
+    def load() -> None:
+        with contextlib.suppress(FrontmatterError):
+            load_mapping(frontmatter)
+
+    assert_linear(load)
+
+
+@pytest.mark.parametrize("message", [" " * N + "x", "'" + " " * N + "'", "\"'`" * N, " '" * N])
+def test_error_messages_are_unquoted_in_linear_time(message: str) -> None:
+    assert_linear(lambda: _unquote_document(message))
