@@ -16,9 +16,9 @@ from ledger_context.frontmatter import (
     decode_text,
     load_mapping,
     load_with_libyaml,
-    quick_mapping,
     split_frontmatter,
 )
+from ledger_context.quick_yaml import quick_mapping
 
 
 def test_decode_removes_one_bom_and_normalises_line_ends() -> None:

@@ -590,12 +590,14 @@ def test_other_frontmatter_formats_are_not_recognised(tmp_path, text):
     assert result.pack == ""
 
 
-def test_toml_agents_md_is_included_verbatim(tmp_path):
+def test_toml_agents_md_is_included_verbatim_without_a_ceiling_and_withheld_under_one(tmp_path):
+    # Spec §2 (updated): a +++ opening line leaves the class unknown (fail closed).
     text = '+++\ndata_class = "restricted"\n+++\nHello\n'
     space = write(tmp_path, {"agents.md": text})
+    assert build(space).pack == text
     result = build(space, max_data_class="public")
-    # Not frontmatter, so no class is declared and the ceiling lets it through.
-    assert result.pack == text
+    assert result.pack == ""
+    assert [(d.path, d.data_class) for d in result.selection.withheld] == [(".ledger/agents.md", "unknown")]
 
 
 def test_json_inside_yaml_fences_is_a_yaml_flow_mapping(tmp_path):
@@ -895,12 +897,16 @@ def test_deeply_nested_agents_frontmatter_is_still_included_verbatim(tmp_path):
     ],
 )
 def test_agents_md_with_broken_frontmatter_is_included_verbatim_and_reported(tmp_path, text):
+    # Spec §2 (updated): a broken frontmatter declares unknown: included verbatim
+    # without a ceiling, withheld under any ceiling, reported either way.
     space = write(tmp_path, {"agents.md": text})
-    result = build(space, max_data_class="public")
-    # Included verbatim and declaring no class, so the public ceiling lets it through.
+    result = build(space)
     assert result.pack == text
     problems = problems_at(result, ".ledger/agents.md")
     assert problems and all(p.severity != "error" for p in problems)
+    ceiled = build(space, max_data_class="restricted")
+    assert ceiled.pack == ""
+    assert problems_at(ceiled, ".ledger/agents.md") == problems
 
 
 # --------------------------------------------------------------------------- field values: no implicit typing

@@ -18,62 +18,16 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from .classify import UNKNOWN, declared_class
-from .fields import Timestamp, parse_updated_at, slug_of, status_of, title_of
-from .frontmatter import (
-    DecodeError,
-    FrontmatterError,
-    Split,
-    decode_text,
-    load_mapping,
-    split_frontmatter,
-)
-from .markdown import first_h1, metrics_list
+from .document import DATED_KINDS, KINDS, Document, FileResult
+from .frontmatter import decode_text
+from .parse import parse_document
 from .problems import Problem, problem_sort_key
 from .walk import MAX_FILE_BYTES, FileIdentity, SourceFile, Walk, walk_ledger
 
-KINDS: tuple[str, ...] = ("agents", "harness", "eval", "finding", "decision", "experiment")
-"""Document kinds in group order (spec §4)."""
-
-DATED_KINDS = frozenset({"finding", "decision", "experiment"})
-"""Kinds whose order uses ``updated_at``: an undated one is reported (spec §3)."""
+__all__ = ["DATED_KINDS", "KINDS", "Document", "DocumentCache", "FileResult", "Ledger", "read_ledger"]
 
 _RACY_NS = 1_000_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class Document:
-    """A document the reader accepted (spec §2–3).
-
-    ``frontmatter`` is the verbatim frontmatter text (``None`` for an ``agents.md``
-    without a valid one); ``text`` is the whole decoded text (``agents.md`` only);
-    ``status`` is stripped and case-folded; ``title`` is empty for experiments, whose
-    blocks have no title line; ``metrics`` holds an eval's metrics list lines; ``size``
-    is the file's size in bytes.
-    """
-
-    kind: str
-    path: str
-    size: int
-    frontmatter: str | None
-    status: str | None
-    updated: Timestamp | None
-    slug: str
-    title: str
-    data_class: str | None
-    metrics: tuple[str, ...] = ()
-    text: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult:
-    """What reading one file gave: the document (``None`` if skipped) and its problems."""
-
-    document: Document | None
-    problems: tuple[Problem, ...]
-    size: int
 
 
 @dataclass(slots=True)
@@ -126,29 +80,6 @@ def _read_bytes(fs_path: str) -> bytes:
         os.close(fd)
 
 
-def _read_fields(
-    kind: str, path: str, mapping: dict[Any, Any], problems: list[Problem]
-) -> tuple[str | None, Timestamp | None, str]:
-    """``status``, ``updated_at`` and ``slug`` (spec §3), reporting what is off."""
-    status_value = mapping.get("status")
-    if isinstance(status_value, (list, dict)):
-        problems.append(
-            Problem(path, "warning", "status is a list or mapping, so it never matches; use one word")
-        )
-    updated = parse_updated_at(mapping.get("updated_at"))
-    if updated is None and kind in DATED_KINDS:
-        problems.append(
-            Problem(
-                path,
-                "warning",
-                "undated: updated_at is missing or not an ISO 8601 date or timestamp "
-                "(e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document",
-            )
-        )
-    slug = slug_of(mapping.get("slug"), path.rsplit("/", 1)[-1])
-    return status_of(status_value), updated, slug
-
-
 def _read_source(space: Path, path: str) -> tuple[bytes | None, Problem | None]:
     """The file's bytes, or the problem that kept them from being read."""
     try:
@@ -164,91 +95,12 @@ def _read_source(space: Path, path: str) -> tuple[bytes | None, Problem | None]:
     return None, Problem(path, "error", message)
 
 
-def _load_frontmatter(
-    path: str, split: Split, problems: list[Problem]
-) -> tuple[dict[Any, Any] | None, Problem | None]:
-    """The frontmatter mapping, or the fault that makes it unusable (spec §2).
-
-    Duplicate keys are appended to ``problems`` as warnings with their file line.
-    """
-    if split.frontmatter is None:
-        if split.unclosed:
-            return None, Problem(path, "error", "frontmatter is not closed: add a closing --- line", 1)
-        return None, Problem(path, "error", "no YAML frontmatter: the file must start with a --- line")
-    try:
-        mapping, duplicates = load_mapping(split.frontmatter)
-    except FrontmatterError as exc:
-        line = split.first_line + exc.line - 1 if exc.line is not None else None
-        return None, Problem(path, "error", str(exc), line, exc.column)
-    for duplicate in duplicates:
-        line = split.first_line + duplicate.line - 1
-        problems.append(
-            Problem(
-                path,
-                "warning",
-                "key given twice; the last value is kept (remove the other)",
-                line,
-                duplicate.column,
-            )
-        )
-    return mapping, None
-
-
-def _data_class(path: str, value: Any, problems: list[Problem]) -> str | None:
-    """The declared class (spec §7); an unknown one is reported, never quoted."""
-    data_class = declared_class(value)
-    if data_class == UNKNOWN:
-        problems.append(
-            Problem(
-                path,
-                "warning",
-                "data_class is not one of public, internal, confidential, restricted; "
-                "treated as stricter than restricted (withheld under any ceiling)",
-            )
-        )
-    return data_class
-
-
 def read_file(space: Path, source: SourceFile) -> FileResult:
-    """Read, decode and parse one file of ``space`` (spec §2–3); never raises for a broken file."""
-    path = source.path
-    data, unreadable = _read_source(space, path)
+    """Read one file of ``space`` and parse it (spec §2–3); never raises for a broken file."""
+    data, unreadable = _read_source(space, source.path)
     if data is None:
         return FileResult(None, (unreadable,) if unreadable else (), 0)
-    size = len(data)
-    try:
-        text = decode_text(data)
-    except DecodeError as exc:
-        message = f"not valid UTF-8 (first bad byte at offset {exc.offset}); skipped (save as UTF-8)"
-        return FileResult(None, (Problem(path, "error", message),), size)
-
-    problems: list[Problem] = []
-    split = split_frontmatter(text)
-    mapping, fault = _load_frontmatter(path, split, problems)
-
-    if source.kind == "agents":
-        # agents.md needs no frontmatter; a broken one leaves the text included, unclassed.
-        if fault is not None and (split.frontmatter is not None or split.unclosed):
-            message = f"{fault.message}; included as text, declares no data class"
-            problems.append(Problem(path, "warning", message, fault.line, fault.column))
-        data_class = _data_class(path, mapping.get("data_class"), problems) if mapping is not None else None
-        document = Document("agents", path, size, None, None, None, "agents", "", data_class, (), text)
-        return FileResult(document, tuple(problems), size)
-
-    if mapping is None or split.frontmatter is None:
-        assert fault is not None
-        problems.append(Problem(path, "error", f"{fault.message}; skipped", fault.line, fault.column))
-        return FileResult(None, tuple(problems), size)
-
-    kind = source.kind
-    status, updated, slug = _read_fields(kind, path, mapping, problems)
-    title = "" if kind == "experiment" else title_of(mapping.get("title"), first_h1(split.body), slug)
-    data_class = _data_class(path, mapping.get("data_class"), problems)
-    metrics = tuple(metrics_list(split.body)) if kind == "eval" else ()
-    document = Document(
-        kind, path, size, split.frontmatter, status, updated, slug, title, data_class, metrics
-    )
-    return FileResult(document, tuple(problems), size)
+    return parse_document(source.kind, source.path, data)
 
 
 def _read_file_safely(space: Path, source: SourceFile) -> FileResult:
