@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO := ledger_fixtures/demo
 
-.PHONY: demo test lint typecheck pytest bench golden fixtures inspector clean
+.PHONY: demo test lint typecheck pytest pytest-pure-yaml bench golden fixtures inspector clean
 
 # Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
@@ -31,6 +31,10 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/pytest
+
+## pytest-pure-yaml: the test suite again with PyYAML's pure-Python loader instead of libyaml
+pytest-pure-yaml: $(STAMP)
+	LEDGER_CONTEXT_YAML=python $(BIN)/pytest
 
 ## bench: the speed and memory benchmark; prints a table, writes bench/RESULTS.md
 bench: $(STAMP)

@@ -2,7 +2,8 @@
 
 Beyond the reader's problems (spec §1–3) it warns about an ``updated_at`` in the future
 (it would pin a document to the top of its group until that date) and about a ledger
-read without libyaml. The exit status is 0 when clean, 1 for warnings only, 2 when a
+read without libyaml (an info line when ``LEDGER_CONTEXT_YAML=python`` chose the
+pure-Python loader). The exit status is 0 when clean, 1 for warnings only, 2 when a
 document was skipped.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .frontmatter import LIBYAML
+from .frontmatter import LIBYAML, YAML_ENV, full_loader, yaml_env_problem
 from .ledger import Ledger
 from .problems import Problem, problem_sort_key
 
@@ -53,6 +54,17 @@ def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
                     "document to the top of its group until then",
                 )
             )
+    problems.extend(_loader_problems())
+    problems.sort(key=problem_sort_key)
+    return CheckReport(problems)
+
+
+def _loader_problems() -> list[Problem]:
+    """Which YAML loader reads frontmatter when it is not libyaml, and a bad switch value."""
+    problems: list[Problem] = []
+    env_problem = yaml_env_problem()
+    if env_problem is not None:
+        problems.append(Problem(".ledger", "warning", env_problem))
     if not LIBYAML:
         problems.append(
             Problem(
@@ -62,5 +74,13 @@ def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
                 "pure-Python BaseLoader (install PyYAML wheels with libyaml)",
             )
         )
-    problems.sort(key=problem_sort_key)
-    return CheckReport(problems)
+    elif full_loader() == "python":
+        problems.append(
+            Problem(
+                ".ledger",
+                "info",
+                f"{YAML_ENV}=python: frontmatter is read with PyYAML's pure-Python BaseLoader, "
+                "not libyaml (unset it for the faster loader)",
+            )
+        )
+    return problems
