@@ -172,7 +172,10 @@ def test_every_output_survives_lone_surrogate_escapes(ledger: Ledger, loader: st
         assert b"Traceback" not in result.stderr, result.stderr
         assert result.returncode in (0, 1, 2)
         outputs[" ".join(args)] = result.stdout.decode("utf-8")  # strict: no surrogate escaped out
-    assert outputs["pack"] == "## Finding: ok (.ledger/findings/ok.md)\n---\nstatus: current\nupdated_at: 2026-01-01\n---\n"
+    assert (
+        outputs["pack"]
+        == "## Finding: ok (.ledger/findings/ok.md)\n---\nstatus: current\nupdated_at: 2026-01-01\n---\n"
+    )
     problems = json.loads(outputs["check --json"])["problems"]
     skipped = sorted(p["path"] for p in problems if p["severity"] == "error")
     assert skipped == [".ledger/decisions/d.md", ".ledger/experiments/e.md", ".ledger/harnesses/h.md"]

@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from conftest import assert_linear
 from ledger_context.frontmatter import (
@@ -15,10 +13,8 @@ from ledger_context.frontmatter import (
     _unquote_document,
     decode_text,
     load_mapping,
-    load_with_libyaml,
     split_frontmatter,
 )
-from ledger_context.quick_yaml import quick_mapping
 
 
 def test_decode_removes_one_bom_and_normalises_line_ends() -> None:
@@ -129,66 +125,6 @@ def test_an_alias_bomb_loads_quickly_without_expanding() -> None:
         lines.append(f"{name}: &{name} [{', '.join(['*' + previous] * 9)}]")
     mapping, _ = load_mapping("\n".join(lines))
     assert len(mapping) == 10
-
-
-# The quick path must agree with libyaml on everything it accepts.
-_PIECES = st.sampled_from(
-    [
-        "a", "Z", "0", "_", "-", " ", "  ", ":", ": ", "#", " #", "'", "''", '"', "\\", ",", "[", "]",
-        "{", "}", "&", "*", "!", "|", ">", "%", "@", "`", "?", "~", "é", "\u00a0", "\u2028", "\u0085",
-        "\ufeff", "\t", "🙂", "\x7f", "null", "yes", "2026-01-01", "0.5", ".", "/", "(", "=", "$", "^", "<",
-        "\n", "\n  ", ", ", " , ", "[]", "x y",
-    ]
-)  # fmt: skip
-_VALUES = st.lists(_PIECES, max_size=6).map("".join)
-_KEYS = st.sampled_from(["a", "b", "status", "updated_at", "data_class", "x-y", "k_2"])
-
-
-@st.composite
-def _frontmatters(draw: st.DrawFn) -> str:
-    lines = []
-    for _ in range(draw(st.integers(0, 8))):
-        shape = draw(
-            st.sampled_from(
-                ["top", "top", "empty", "nested", "item", "blank", "comment", "raw", "flow", "flow"]
-            )
-        )
-        key, value = draw(_KEYS), draw(_VALUES)
-        indent = draw(st.sampled_from([" ", "  ", "  ", "    "]))
-        lines.append(
-            {
-                "top": f"{key}: {value}",
-                "empty": f"{key}:",
-                "nested": f"{indent}{key}: {value}",
-                "item": f"{indent}- {value}",
-                "blank": draw(st.sampled_from(["", "  "])),
-                "comment": f"# {value}",
-                "raw": value,
-                "flow": f"{key}: [{', '.join(draw(st.lists(_VALUES, max_size=3)))}]{draw(_VALUES)}",
-            }[shape]
-        )
-    return "\n".join(lines)
-
-
-@settings(max_examples=3000, deadline=None)
-@given(_frontmatters())
-def test_quick_path_equals_libyaml_whenever_it_answers(text: str) -> None:
-    quick = quick_mapping(text)
-    if quick is None:
-        return
-    mapping, duplicates = load_with_libyaml(text)
-    assert quick == mapping
-    assert duplicates == []
-
-
-def test_quick_path_answers_for_ordinary_frontmatter() -> None:
-    text = (
-        "title: Prompt v3 with retrieval (similar tickets)\nslug: exp-042\nstatus: done\n"
-        "updated_at: 2026-09-14T10:22:00Z\nowner: maria\ntags:\n  - retrieval\n  - prompt\n"
-        "result:\n  accuracy: 0.91\n  cost_usd: 1.92\nnote: 'it''s fine'\ndata_class: internal\n"
-        "evidence: [exp-1, exp 2 , x.y]\nnone: []"
-    )
-    assert quick_mapping(text) == load_with_libyaml(text)[0]
 
 
 N = 100_000
