@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
-from conftest import Files
+from conftest import FIXTURES, Files
+from ledger_context import parse
+from ledger_context.check import check_ledger
 from ledger_context.context import build_context
+from ledger_context.explain import explain
 from ledger_context.frontmatter import FrontmatterError, load_with_yaml
 from ledger_context.parse import parse_document
 from ledger_context.quick_yaml import quick_mapping
+from ledger_context.readout import budget_text, problems_text
+from reference.ledgers import SpaceSpec, max_data_class, spaces, write_space
 
 Ledger = Callable[[Files], Path]
 AGENTS = ".ledger/agents.md"
@@ -178,3 +186,57 @@ def test_agents_md_of_unknown_class_is_included_without_a_ceiling_and_withheld_u
 def test_agents_md_without_frontmatter_or_with_a_valid_one_is_not_unknown(ledger: Ledger, text: str) -> None:
     space = ledger({"agents.md": text})
     assert build_context(space, max_data_class="public").pack == text
+
+
+# --------------------------------------------------------------------------- only what is used
+
+
+def _outputs(space: Path, ceiling: str | None) -> tuple[str, str, str, str, str]:
+    """The pack, ``explain --full --json`` and its text, ``check --json`` and its text."""
+    build = build_context(space, max_data_class=ceiling)
+    explanation = explain(build, "full")
+    report = check_ledger(build.ledger, now_us=0)
+    check_json = json.dumps([[p.path, p.severity, p.message, p.line, p.column] for p in report.problems])
+    return (
+        build.pack,
+        explanation.model_dump_json(),
+        budget_text(explanation),
+        check_json,
+        problems_text(report.problems),
+    )
+
+
+def _eager_outputs(space: Path, ceiling: str | None) -> tuple[str, str, str, str, str]:
+    """:func:`_outputs` with every title and metrics list computed, as before the reader
+    learned to compute only what the pack uses."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parse, "renders_title", lambda kind, status: kind != "experiment")
+        patch.setattr(parse, "renders_metrics", lambda kind, status: kind == "eval")
+        return _outputs(space, ceiling)
+
+
+@pytest.mark.parametrize("fixture", ["demo", "overflow", "floor"])
+@pytest.mark.parametrize("ceiling", [None, "internal"])
+def test_computing_only_what_is_used_changes_no_output_on_the_fixtures(
+    fixture: str, ceiling: str | None
+) -> None:
+    space = FIXTURES / fixture
+    assert _outputs(space, ceiling) == _eager_outputs(space, ceiling)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(spec=spaces(), ceiling=max_data_class())
+def test_computing_only_what_is_used_changes_no_output_on_generated_ledgers(
+    spec: SpaceSpec, ceiling: str | None
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        space = write_space(Path(tmp), spec)
+        assert _outputs(space, ceiling) == _eager_outputs(space, ceiling)
+
+
+def test_an_unselected_document_gets_no_title_and_an_inactive_eval_no_metrics() -> None:
+    body = b"---\nstatus: draft\n---\n# Heading\n## Metrics\n- m\n"
+    document = parse_document("eval", "e.md", body).document
+    assert document is not None and (document.title, document.metrics) == ("", ())
+    active = parse_document("eval", "e.md", body.replace(b"draft", b"active")).document
+    assert active is not None and (active.title, active.metrics) == ("Heading", ("- m",))

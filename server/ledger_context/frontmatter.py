@@ -103,9 +103,16 @@ class Split:
     """
 
     frontmatter: str | None
-    body: str
+    text: str
     first_line: int = 0
     unclosed: bool = False
+    body_start: int = 0
+
+    @property
+    def body(self) -> str:
+        """What follows the closing boundary line (the whole text when there is none);
+        sliced only when asked for, so an experiment's body is never copied."""
+        return self.text[self.body_start :] if self.body_start else self.text
 
 
 def split_frontmatter(text: str) -> Split:
@@ -129,7 +136,7 @@ def split_frontmatter(text: str) -> Split:
     frontmatter = text[content : closing.start()]
     if frontmatter:
         frontmatter = frontmatter[:-1]
-    return Split(frontmatter, text[closing.end() + 1 :], first_line)
+    return Split(frontmatter, text, first_line, body_start=min(closing.end() + 1, len(text)))
 
 
 class FrontmatterError(ValueError):

@@ -58,13 +58,12 @@ def parse_document(kind: str, path: str, data: bytes) -> FileResult:
         return FileResult(None, tuple(problems), size)
     mapping = loaded.mapping
     status, updated, slug = _read_fields(kind, path, mapping, problems)
-    selected = status is not None and SELECTING_STATUS.get(kind) == status
     title = ""
-    if selected:
+    if renders_title(kind, status):
         title = title_of(mapping.get("title"), None, "")
         if not title:
             title = title_of(None, first_h1(split.body), slug)
-    metrics = tuple(metrics_list(split.body)) if selected and kind == "eval" else ()
+    metrics = tuple(metrics_list(split.body)) if renders_metrics(kind, status) else ()
     data_class = _data_class(path, mapping, problems)
     document = Document(
         kind=kind,
@@ -81,6 +80,16 @@ def parse_document(kind: str, path: str, data: bytes) -> FileResult:
         yaml_loader=loaded.loader,
     )
     return FileResult(document, tuple(problems), size)
+
+
+def renders_title(kind: str, status: str | None) -> bool:
+    """Whether a document's block has a title line: its status selects it (spec §4–5)."""
+    return status is not None and SELECTING_STATUS.get(kind) == status
+
+
+def renders_metrics(kind: str, status: str | None) -> bool:
+    """Whether a document's block can carry a metrics list: a selected eval (spec §5)."""
+    return kind == "eval" and status == "active"
 
 
 def _agents(path: str, size: int, sha256: str, text: str, split: Split, problems: list[Problem]) -> Document:
