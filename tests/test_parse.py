@@ -72,7 +72,7 @@ def test_a_misspelt_class_key_beside_the_right_one_still_declares_unknown() -> N
 
 @pytest.mark.parametrize("key", ["data_classes", "class", "data_clas", "metadata_class"])
 def test_other_keys_are_not_class_keys(key: str) -> None:
-    result = parse_document("harness", "h.md", f"---\n{key}: restricted\n---\n".encode())
+    result = parse_document("harness", "h.md", f"---\nstatus: active\n{key}: restricted\n---\n".encode())
     assert result.document is not None and result.document.data_class is None
     assert result.problems == ()
 

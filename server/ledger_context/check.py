@@ -10,8 +10,11 @@ document was skipped.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
 
+from .document import SELECTING_STATUS
 from .frontmatter import LIBYAML, YAML_ENV, full_loader, yaml_env_problem
 from .ledger import Ledger
 from .problems import Problem, problem_sort_key
@@ -26,6 +29,8 @@ class CheckReport:
     """The problems of a ledger, in path order, and the exit status they call for."""
 
     problems: list[Problem]
+    selected: frozenset[str] = field(default_factory=frozenset)
+    """Paths of the documents whose status selects them (spec §4, groups 2–5)."""
 
     @property
     def exit_status(self) -> int:
@@ -55,8 +60,33 @@ def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
                 )
             )
     problems.extend(_loader_problems())
+    problems.extend(_normalisation_twins(ledger))
     problems.sort(key=problem_sort_key)
-    return CheckReport(problems)
+    selected = frozenset(
+        d.path for d in ledger.documents if d.status is not None and SELECTING_STATUS.get(d.kind) == d.status
+    )
+    return CheckReport(problems, selected)
+
+
+def _normalisation_twins(ledger: Ledger) -> list[Problem]:
+    """Document paths equal after Unicode normalisation (NFC): both are read, as two
+    documents, which is rarely meant."""
+    by_form: defaultdict[str, list[str]] = defaultdict(list)
+    for document in ledger.documents:
+        path = document.path
+        by_form[path if path.isascii() else unicodedata.normalize("NFC", path)].append(path)
+    return [
+        Problem(
+            path,
+            "warning",
+            f"{len(paths) - 1} other document path equals this one after Unicode normalisation "
+            "(NFC and NFD spellings of one name); both are read as separate documents: "
+            "rename or remove one",
+        )
+        for paths in by_form.values()
+        if len(paths) > 1
+        for path in paths
+    ]
 
 
 def _loader_problems() -> list[Problem]:

@@ -193,7 +193,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         }
         _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        _write(f"Checked {display_path(space)}\n" + problems_text(report.problems))
+        _write(f"Checked {display_path(space)}\n" + problems_text(report.problems, report.selected))
     return report.exit_status
 
 

@@ -62,6 +62,7 @@ _LEADING_BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")
 _BOUNDARY_LINE = re.compile(r"-{3,}[ \t]*$", re.MULTILINE)
 _CLOSING_LINE = re.compile(r"^-{3,}[ \t]*$", re.MULTILINE)
 _YAML_HINT = "fix the YAML there; quote a value that holds ': ' or starts with a special character"
+_TAB_HINT = "indent with spaces there: YAML does not allow tabs for indentation"
 # No leading \s*: tried at every offset of a run of spaces it was quadratic; the caller
 # collapses whitespace anyway.
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
@@ -286,6 +287,19 @@ def _describe(exc: yaml.YAMLError) -> str:
     return f"{context}, {problem}" if context else problem
 
 
+def _is_tab_at(text: str, line: int | None, column: int | None) -> bool:
+    """Whether the character at 1-based ``line`` and ``column`` of ``text`` is a tab."""
+    if line is None or column is None:
+        return False
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return False
+    index = start + column - 1
+    return index < len(text) and text[index] == "\t"
+
+
 def _position(text: str, offset: int, loader: str) -> tuple[int, int]:
     """1-based line and column of a reader offset (libyaml counts UTF-8 bytes)."""
     index = len(text.encode("utf-8")[:offset].decode("utf-8", "ignore")) if loader == "libyaml" else offset
@@ -344,11 +358,12 @@ def load_with_yaml(
         raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark is not None and "simple key" in str(exc.context or ""):
+            mark = exc.context_mark  # the key without its ':' starts here; the problem mark is a line low
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
-        raise FrontmatterError(
-            f"YAML does not parse: {_describe(exc)} ({_YAML_HINT})", line, column
-        ) from None
+        hint = _TAB_HINT if _is_tab_at(frontmatter, line, column) else _YAML_HINT
+        raise FrontmatterError(f"YAML does not parse: {_describe(exc)} ({hint})", line, column) from None
     except yaml.reader.ReaderError as exc:
         line, column = _position(frontmatter, exc.position, loader_name)
         raise FrontmatterError(

@@ -12,11 +12,12 @@ the metrics list only for a selected eval; nothing from an experiment's body.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from .classify import UNKNOWN, declared_class
 from .document import DATED_KINDS, SELECTING_STATUS, Document, FileResult
-from .fields import Timestamp, parse_updated_at, slug_of, status_of, title_of
+from .fields import Timestamp, is_missing, parse_updated_at, slug_of, status_of, title_of
 from .frontmatter import (
     DecodeError,
     FrontmatterError,
@@ -57,14 +58,19 @@ def parse_document(kind: str, path: str, data: bytes) -> FileResult:
         problems.append(Problem(path, "error", f"{fault.message}; skipped", fault.line, fault.column))
         return FileResult(None, tuple(problems), size)
     mapping = loaded.mapping
-    status, updated, slug = _read_fields(kind, path, mapping, problems)
+    keys = _KeyFinder(split)
+    status, updated, slug = _read_fields(kind, path, mapping, keys, problems)
     title = ""
     if renders_title(kind, status):
         title = title_of(mapping.get("title"), None, "")
+        position = keys.find("title") if title else (None, None)
         if not title:
             title = title_of(None, first_h1(split.body), slug)
+        if status is not None and SELECTING_STATUS.get(kind) == status and _BIDI.search(title):
+            problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
     metrics = tuple(metrics_list(split.body)) if renders_metrics(kind, status) else ()
-    data_class = _data_class(path, mapping, problems)
+    _check_keys(path, mapping, keys, problems)
+    data_class = _data_class(path, mapping, keys, problems)
     document = Document(
         kind=kind,
         path=path,
@@ -108,7 +114,7 @@ def _agents(path: str, size: int, sha256: str, text: str, split: Split, problems
             problems.append(Problem(path, "warning", message, fault.line, fault.column))
             data_class = UNKNOWN
         else:
-            data_class = _data_class(path, loaded.mapping, problems)
+            data_class = _data_class(path, loaded.mapping, _KeyFinder(split), problems)
             loader = loaded.loader
     else:
         other = _other_format(text)
@@ -187,15 +193,31 @@ def _load_frontmatter(
 
 
 def _read_fields(
-    kind: str, path: str, mapping: dict[Any, Any], problems: list[Problem]
+    kind: str, path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: list[Problem]
 ) -> tuple[str | None, Timestamp | None, str]:
     """``status``, ``updated_at`` and ``slug`` (spec §3), reporting what is off."""
     status_value = mapping.get("status")
     if isinstance(status_value, (list, dict)):
         problems.append(
-            Problem(path, "warning", "status is a list or mapping, so it never matches; use one word")
+            Problem(
+                path,
+                "warning",
+                "status is a list or mapping, so it never matches; use one word",
+                *keys.find("status"),
+            )
         )
-    updated = parse_updated_at(mapping.get("updated_at"))
+    elif kind in SELECTING_STATUS and is_missing(status_value):
+        problems.append(
+            Problem(
+                path,
+                "warning",
+                f"status is missing, so the document is never selected; add status: "
+                f"{SELECTING_STATUS[kind]} to put it in the pack",
+                *keys.find("status"),
+            )
+        )
+    updated_value = mapping.get("updated_at")
+    updated = parse_updated_at(updated_value)
     if updated is None and kind in DATED_KINDS:
         problems.append(
             Problem(
@@ -203,10 +225,97 @@ def _read_fields(
                 "warning",
                 "undated: updated_at is missing or not an ISO 8601 date or timestamp "
                 "(e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document",
+                *(keys.find("updated_at") if updated_value is not None else (None, None)),
             )
         )
     slug = slug_of(mapping.get("slug"), path.rsplit("/", 1)[-1])
     return status_of(status_value), updated, slug
+
+
+_KNOWN_FIELDS = ("status", "updated_at", "slug", "title")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_BIDI_MESSAGE = (
+    "the title holds a bidirectional override or isolate character (U+202A-U+202E, "
+    "U+2066-U+2069), so its title line can read differently from its text; remove it "
+    "(the title line keeps it)"
+)
+
+
+def _fold(key: str) -> str:
+    """A key with letter case folded and ``-``, ``_`` and spaces removed (spec §7's fold)."""
+    return key.casefold().replace("-", "").replace("_", "").replace(" ", "")
+
+
+_FOLDED_FIELDS = {_fold(name): name for name in _KNOWN_FIELDS}
+
+
+class _KeyFinder:
+    """Line and column of a frontmatter key, found in the text only when a fault is
+    reported (the quick path keeps no positions). A scan of the lines: linear."""
+
+    def __init__(self, split: Split) -> None:
+        self._split = split
+
+    def find(self, key: str, top: bool = True) -> tuple[int | None, int | None]:
+        """The file line and column of the last line that starts ``key:`` (at column 1
+        when ``top``, else at any indentation), or ``(None, None)``."""
+        frontmatter = self._split.frontmatter
+        if frontmatter is None or key not in frontmatter:
+            return None, None
+        found: tuple[int | None, int | None] = (None, None)
+        for index, line in enumerate(frontmatter.split("\n")):
+            body = line.lstrip(" ")
+            indent = len(line) - len(body)
+            if top and indent:
+                continue
+            for spelt in (key, f'"{key}"', f"'{key}'"):
+                if body.startswith(spelt) and body[len(spelt) :].lstrip(" \t").startswith(":"):
+                    found = (self._split.first_line + index, indent + 1)
+                    break
+            else:
+                continue
+            if not top:
+                return found
+        return found
+
+
+def _check_keys(path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: list[Problem]) -> None:
+    """Known field keys in the wrong case or with another separator, and YAML merge keys."""
+    for key in mapping:
+        if not isinstance(key, str) or key in _KNOWN_FIELDS or len(key) > 12:
+            continue
+        right = _FOLDED_FIELDS.get(_fold(key))
+        if right is not None:
+            problems.append(
+                Problem(
+                    path,
+                    "warning",
+                    f"a key differs from {right} only in letter case or separator, so it is not "
+                    f"read (keys match exactly): write {right}",
+                    *keys.find(key),
+                )
+            )
+    stack: list[Any] = [mapping]
+    seen: set[int] = set()
+    while stack:  # merge keys at any depth, without recursion; each alias once (alias bombs)
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            if "<<" in value:
+                problems.append(
+                    Problem(
+                        path,
+                        "warning",
+                        "a YAML merge key (<<) is not applied: frontmatter is read without YAML "
+                        "types, so << is a plain key; write the merged keys out",
+                        *keys.find("<<", top=value is mapping),
+                    )
+                )
+            stack.extend(v for v in value.values() if isinstance(v, (dict, list)))
+        elif isinstance(value, list):
+            stack.extend(v for v in value if isinstance(v, (dict, list)))
 
 
 def _is_misspelt_class_key(key: Any) -> bool:
@@ -216,10 +325,10 @@ def _is_misspelt_class_key(key: Any) -> bool:
     folded = key.casefold()
     if "class" not in folded:
         return False
-    return folded.replace("-", "").replace("_", "").replace(" ", "") == "dataclass"
+    return _fold(key) == "dataclass"
 
 
-def _data_class(path: str, mapping: dict[Any, Any], problems: list[Problem]) -> str | None:
+def _data_class(path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: list[Problem]) -> str | None:
     """The declared class (spec §7); an unknown value or a misspelt key is reported, never quoted."""
     data_class = declared_class(mapping.get(CLASS_KEY))
     if data_class == UNKNOWN:
@@ -228,16 +337,19 @@ def _data_class(path: str, mapping: dict[Any, Any], problems: list[Problem]) -> 
                 path,
                 "warning",
                 f"data_class is not one of public, internal, confidential, restricted; {_UNKNOWN_CLASS_HINT}",
+                *keys.find(CLASS_KEY),
             )
         )
-    if any(_is_misspelt_class_key(key) for key in mapping):
-        problems.append(
-            Problem(
-                path,
-                "warning",
-                "a data_class key is misspelt (letter case or separator): spell it data_class, "
-                f"in lower case with an underscore; until then the class is unknown, {_UNKNOWN_CLASS_HINT}",
+    for key in mapping:
+        if _is_misspelt_class_key(key):
+            problems.append(
+                Problem(
+                    path,
+                    "warning",
+                    "a data_class key is misspelt (letter case or separator): spell it data_class, in "
+                    f"lower case with an underscore; until then the class is unknown, {_UNKNOWN_CLASS_HINT}",
+                    *keys.find(key),
+                )
             )
-        )
-        data_class = UNKNOWN
+            data_class = UNKNOWN
     return data_class
