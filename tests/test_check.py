@@ -68,7 +68,9 @@ def test_paths_equal_after_unicode_normalisation_are_both_read_and_reported(ledg
     ledger_read = read_ledger(space)
     if len(ledger_read.documents) < 2:
         pytest.skip("this file system normalises names itself")
-    twins = [p for p in check_ledger(ledger_read, now_us=NOW).problems if "Unicode normalisation" in p.message]
+    twins = [
+        p for p in check_ledger(ledger_read, now_us=NOW).problems if "Unicode normalisation" in p.message
+    ]
     assert sorted(p.path for p in twins) == sorted([D + nfc, D + nfd])
     assert {p.severity for p in twins} == {"warning"}
 

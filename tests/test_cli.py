@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, Files, doc
+from conftest import FIXTURES, Files, doc, libyaml_only
 from ledger_context import build_context
 from ledger_context.cli import main
 
@@ -95,6 +95,7 @@ def test_check_exit_status_is_0_clean_1_warnings_2_skipped(
     assert "error   .ledger/findings/f.md: no YAML frontmatter" in out
 
 
+@libyaml_only
 def test_check_json_lists_problems(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
     space = ledger({"decisions/d.md": "---\nstatus: [\n---\n"})
     assert main(["check", "--json", "--space", str(space)]) == 2
@@ -188,7 +189,9 @@ def test_the_pure_python_loader_is_reported_by_check(ledger: Ledger) -> None:
     env = {**os.environ, "LEDGER_CONTEXT_YAML": "python"}
     result = run_cli("check", "--space", str(space), env=env)
     assert result.returncode == 0
-    assert b"LEDGER_CONTEXT_YAML=python" in result.stdout
+    assert result.stdout.startswith(f"Checked {space} (YAML read by the python loader)\n".encode())
+    as_json = run_cli("check", "--json", "--space", str(space), env=env)
+    assert json.loads(as_json.stdout)["yaml_loader"] == "python"
     bad = run_cli("check", "--space", str(space), env={**os.environ, "LEDGER_CONTEXT_YAML": "fast"})
     assert bad.returncode == 1
     assert b"LEDGER_CONTEXT_YAML is not one of libyaml, python" in bad.stdout

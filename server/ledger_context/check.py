@@ -2,9 +2,9 @@
 
 Beyond the reader's problems (spec §1–3) it warns about an ``updated_at`` in the future
 (it would pin a document to the top of its group until that date) and about a ledger
-read without libyaml (an info line when ``LEDGER_CONTEXT_YAML=python`` chose the
-pure-Python loader). The exit status is 0 when clean, 1 for warnings only, 2 when a
-document was skipped.
+read without libyaml; the report names the YAML loader (``python`` when
+``LEDGER_CONTEXT_YAML=python`` chose the pure-Python one). The exit status is 0 when
+clean, 1 for warnings only, 2 when a document was skipped.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .document import SELECTING_STATUS
-from .frontmatter import LIBYAML, YAML_ENV, full_loader, yaml_env_problem
+from .frontmatter import LIBYAML, full_loader, yaml_env_problem
 from .ledger import Ledger
 from .problems import Problem, problem_sort_key
 
@@ -30,6 +30,8 @@ class CheckReport:
 
     problems: list[Problem]
     selected: frozenset[str] = field(default_factory=frozenset)
+    yaml_loader: str = "libyaml"
+    """The loader frontmatter goes to when the quick path declines: libyaml or python."""
     """Paths of the documents whose status selects them (spec §4, groups 2–5)."""
 
     @property
@@ -65,7 +67,7 @@ def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
     selected = frozenset(
         d.path for d in ledger.documents if d.status is not None and SELECTING_STATUS.get(d.kind) == d.status
     )
-    return CheckReport(problems, selected)
+    return CheckReport(problems, selected, full_loader())
 
 
 def _normalisation_twins(ledger: Ledger) -> list[Problem]:
@@ -102,15 +104,6 @@ def _loader_problems() -> list[Problem]:
                 "warning",
                 "PyYAML was built without libyaml: frontmatter is read with the slower "
                 "pure-Python BaseLoader (install PyYAML wheels with libyaml)",
-            )
-        )
-    elif full_loader() == "python":
-        problems.append(
-            Problem(
-                ".ledger",
-                "info",
-                f"{YAML_ENV}=python: frontmatter is read with PyYAML's pure-Python BaseLoader, "
-                "not libyaml (unset it for the faster loader)",
             )
         )
     return problems

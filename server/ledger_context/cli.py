@@ -180,6 +180,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         data = {
             "space": display_path(space),
             "exit_status": report.exit_status,
+            "yaml_loader": report.yaml_loader,
             "problems": [
                 {
                     "path": p.path,
@@ -193,7 +194,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
         }
         _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        _write(f"Checked {display_path(space)}\n" + problems_text(report.problems, report.selected))
+        loader = "" if report.yaml_loader == "libyaml" else f" (YAML read by the {report.yaml_loader} loader)"
+        _write(f"Checked {display_path(space)}{loader}\n" + problems_text(report.problems, report.selected))
     return report.exit_status
 
 

@@ -350,9 +350,10 @@ def load_with_yaml(
     frontmatter: str, loader_name: Literal["libyaml", "python"]
 ) -> tuple[dict[Any, Any], list[DuplicateKey]]:
     """Load with PyYAML's base loader, libyaml's or the pure-Python one, no quick path."""
-    loader = _CLoader(frontmatter) if loader_name == "libyaml" else _PythonLoader(frontmatter)
-    loader.duplicates = []
-    try:
+    loader: _LoaderMixin | None = None
+    try:  # the pure-Python reader checks the characters as it is made
+        loader = _CLoader(frontmatter) if loader_name == "libyaml" else _PythonLoader(frontmatter)
+        loader.duplicates = []
         data = loader.get_single_data()
     except FrontmatterError:
         raise
@@ -376,7 +377,9 @@ def load_with_yaml(
     except RecursionError:
         raise FrontmatterError("frontmatter is nested too deeply (flatten it)") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()  # type: ignore[attr-defined]
+    assert loader is not None
     if data is None:
         return {}, loader.duplicates
     if not isinstance(data, dict):

@@ -110,7 +110,7 @@ def _agents(path: str, size: int, sha256: str, text: str, split: Split, problems
         loaded, fault = _load_frontmatter(path, split, problems)
         if loaded is None:
             assert fault is not None
-            message = f"{fault.message}; included as text, its data class is unknown ({_UNKNOWN_CLASS_HINT})"
+            message = f"{fault.message}; included as text; its data class is unknown, {_UNKNOWN_CLASS_HINT}"
             problems.append(Problem(path, "warning", message, fault.line, fault.column))
             data_class = UNKNOWN
         else:
@@ -121,8 +121,8 @@ def _agents(path: str, size: int, sha256: str, text: str, split: Split, problems
         if other is not None:
             line, name = other
             message = (
-                f"opens with a {name} line, another frontmatter format that is not read: its "
-                f"data class is unknown ({_UNKNOWN_CLASS_HINT}); declare data_class in YAML "
+                f"opens with a {name} line, another frontmatter format that is not read; its "
+                f"data class is unknown, {_UNKNOWN_CLASS_HINT}: declare data_class in YAML "
                 "between --- lines"
             )
             problems.append(Problem(path, "warning", message, line, 1))
