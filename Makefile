@@ -11,7 +11,7 @@ BUNDLE_DIR ?= dist
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint typecheck pytest browser screenshot bench golden fixtures inspector bundle clean
+.PHONY: demo test lint typecheck pytest pytest-pure-yaml browser screenshot bench golden fixtures inspector bundle clean
 
 # Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
@@ -54,6 +54,10 @@ browser:
 ## screenshot: docs/explain-budget.png, the demo ledger's budget page (README)
 screenshot: $(STAMP) browser
 	$(BIN)/python tests/screenshot.py
+
+## pytest-pure-yaml: the test suite again with PyYAML's pure-Python loader instead of libyaml
+pytest-pure-yaml: $(STAMP)
+	LEDGER_CONTEXT_YAML=python $(BIN)/pytest
 
 ## bench: the speed and memory benchmark; prints a table, writes bench/RESULTS.md
 bench: $(STAMP)

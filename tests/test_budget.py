@@ -18,7 +18,7 @@ Ledger = Callable[[Files], Path]
 
 def _block(group: int, text: str) -> Block:
     kind = {1: "agents", 2: "harness", 3: "eval", 4: "finding", 5: "decision", 6: "experiment"}[group]
-    document = Document(kind, f".ledger/{kind}/{len(text)}.md", 0, "", "", None, None, "s", "t", None)
+    document = Document(kind, f".ledger/{kind}/{len(text)}.md", 0, "", None, None, "s", "t", None)
     return Block(group, document, text)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, Files, doc
+from conftest import FIXTURES, Files, doc, libyaml_only
 from ledger_context import build_context
 from ledger_context.cli import main
 
@@ -94,6 +95,7 @@ def test_check_exit_status_is_0_clean_1_warnings_2_skipped(
     assert "error   .ledger/findings/f.md: no YAML frontmatter" in out
 
 
+@libyaml_only
 def test_check_json_lists_problems(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
     space = ledger({"decisions/d.md": "---\nstatus: [\n---\n"})
     assert main(["check", "--json", "--space", str(space)]) == 2
@@ -146,3 +148,53 @@ def test_pack_imports_neither_mcp_nor_pydantic() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code, str(DEMO)], capture_output=True, check=True)
     assert result.stderr == b""
+
+
+SURROGATE_LEDGER: Files = {
+    # Origin: issue 11, `explain --full --json` crashed under the pure-Python loader.
+    "experiments/e.md": '---\nstatus: "run\\ud800"\nupdated_at: 2026-01-01\n---\n',
+    "harnesses/h.md": '---\nstatus: active\ntitle: "a\\udfffb"\nslug: "\\ud83d\\ude00"\n---\n',
+    "decisions/d.md": '---\nstatus: accepted\n"\\ud800": x\ndata_class: "\\udc00"\n---\n',
+    "findings/ok.md": "---\nstatus: current\nupdated_at: 2026-01-01\n---\n",
+}
+
+
+@pytest.mark.parametrize("loader", ["libyaml", "python"])
+def test_every_output_survives_lone_surrogate_escapes(ledger: Ledger, loader: str) -> None:
+    space = ledger(SURROGATE_LEDGER)
+    env = {**os.environ, "LEDGER_CONTEXT_YAML": loader}
+    outputs = {}
+    for args in (
+        ["pack"],
+        ["explain"],
+        ["explain", "--full"],
+        ["explain", "--full", "--json"],
+        ["check"],
+        ["check", "--json"],
+    ):
+        result = run_cli(*args, "--space", str(space), env=env)
+        assert b"Traceback" not in result.stderr, result.stderr
+        assert result.returncode in (0, 1, 2)
+        outputs[" ".join(args)] = result.stdout.decode("utf-8")  # strict: no surrogate escaped out
+    assert (
+        outputs["pack"]
+        == "## Finding: ok (.ledger/findings/ok.md)\n---\nstatus: current\nupdated_at: 2026-01-01\n---\n"
+    )
+    problems = json.loads(outputs["check --json"])["problems"]
+    skipped = sorted(p["path"] for p in problems if p["severity"] == "error")
+    assert skipped == [".ledger/decisions/d.md", ".ledger/experiments/e.md", ".ledger/harnesses/h.md"]
+    explanation = json.loads(outputs["explain --full --json"])
+    assert explanation["yaml_loader"] == {"quick": 1}  # the three others failed in the full loader
+
+
+def test_the_pure_python_loader_is_reported_by_check(ledger: Ledger) -> None:
+    space = ledger({"findings/ok.md": "---\nstatus: current\nupdated_at: 2026-01-01\n---\n"})
+    env = {**os.environ, "LEDGER_CONTEXT_YAML": "python"}
+    result = run_cli("check", "--space", str(space), env=env)
+    assert result.returncode == 0
+    assert result.stdout.startswith(f"Checked {space} (YAML read by the python loader)\n".encode())
+    as_json = run_cli("check", "--json", "--space", str(space), env=env)
+    assert json.loads(as_json.stdout)["yaml_loader"] == "python"
+    bad = run_cli("check", "--space", str(space), env={**os.environ, "LEDGER_CONTEXT_YAML": "fast"})
+    assert bad.returncode == 1
+    assert b"LEDGER_CONTEXT_YAML is not one of libyaml, python" in bad.stdout

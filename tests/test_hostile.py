@@ -29,6 +29,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import libyaml_only
 from ledger_context import SpaceNotFoundError, build_context, find_space
 from ledger_context.cli import main
 from ledger_context.errors import LedgerContextError
@@ -528,6 +529,7 @@ def test_indented_dashes_inside_a_block_scalar_do_not_close_the_frontmatter(tmp_
     assert build(space).pack == harness("h", H + "h.md", text)
 
 
+@libyaml_only
 def test_trailing_blanks_inside_the_frontmatter_are_kept_verbatim(tmp_path):
     text = "status: active  \t\ntitle:   Spaced   \n\n# comment kept"
     space = write(tmp_path, {"harnesses/h.md": fm(text)})
@@ -590,12 +592,14 @@ def test_other_frontmatter_formats_are_not_recognised(tmp_path, text):
     assert result.pack == ""
 
 
-def test_toml_agents_md_is_included_verbatim(tmp_path):
+def test_toml_agents_md_is_included_verbatim_without_a_ceiling_and_withheld_under_one(tmp_path):
+    # Spec §2 (updated): a +++ opening line leaves the class unknown (fail closed).
     text = '+++\ndata_class = "restricted"\n+++\nHello\n'
     space = write(tmp_path, {"agents.md": text})
+    assert build(space).pack == text
     result = build(space, max_data_class="public")
-    # Not frontmatter, so no class is declared and the ceiling lets it through.
-    assert result.pack == text
+    assert result.pack == ""
+    assert [(d.path, d.data_class) for d in result.selection.withheld] == [(".ledger/agents.md", "unknown")]
 
 
 def test_json_inside_yaml_fences_is_a_yaml_flow_mapping(tmp_path):
@@ -607,6 +611,7 @@ def test_json_inside_yaml_fences_is_a_yaml_flow_mapping(tmp_path):
 # --------------------------------------------------------------------------- frontmatter shape: tabs
 
 
+@libyaml_only
 def test_tab_after_the_colon_is_yaml_whitespace(tmp_path):
     text = "status:\tactive"
     space = write(tmp_path, {"harnesses/h.md": fm(text)})
@@ -895,12 +900,16 @@ def test_deeply_nested_agents_frontmatter_is_still_included_verbatim(tmp_path):
     ],
 )
 def test_agents_md_with_broken_frontmatter_is_included_verbatim_and_reported(tmp_path, text):
+    # Spec §2 (updated): a broken frontmatter declares unknown: included verbatim
+    # without a ceiling, withheld under any ceiling, reported either way.
     space = write(tmp_path, {"agents.md": text})
-    result = build(space, max_data_class="public")
-    # Included verbatim and declaring no class, so the public ceiling lets it through.
+    result = build(space)
     assert result.pack == text
     problems = problems_at(result, ".ledger/agents.md")
     assert problems and all(p.severity != "error" for p in problems)
+    ceiled = build(space, max_data_class="restricted")
+    assert ceiled.pack == ""
+    assert problems_at(ceiled, ".ledger/agents.md") == problems
 
 
 # --------------------------------------------------------------------------- field values: no implicit typing
@@ -1244,7 +1253,7 @@ def test_experiments_are_selected_whatever_their_status(tmp_path):
         pytest.param('"a\\x9bb"', "a b", id="c1-csi"),
         pytest.param('"a\\Lb"', "a b", id="line-separator"),
         pytest.param('"a\\Pb"', "a b", id="paragraph-separator"),
-        pytest.param("a\tb", "a b", id="raw-tab"),
+        pytest.param("a\tb", "a b", id="raw-tab", marks=libyaml_only),
         pytest.param("  padded   words  ", "padded words", id="padding"),
         pytest.param("folded\n  over\n  lines", "folded over lines", id="folded-plain"),
         pytest.param(">\n  folded\n\n  block", "folded block", id="folded-block-with-blank"),

@@ -202,3 +202,24 @@ async def test_one_server_process_sees_edits_additions_and_deletions(tmp_path: P
         (space / ".ledger/experiments/a.md").unlink()
         assert await pack() == build_context(space).pack
         assert "2026-01-01" not in await pack()
+
+
+async def test_lone_surrogate_escapes_under_the_pure_python_loader_leave_the_server_answering(
+    tmp_path: Path,
+) -> None:
+    # Origin: issue 11, explain_budget(full) ended the server under BaseLoader.
+    space = write_ledger(
+        tmp_path,
+        {
+            "experiments/e.md": '---\nstatus: "run\\ud800"\nupdated_at: 2026-01-01\n---\n',
+            "harnesses/h.md": '---\nstatus: active\ntitle: "a\\udfffb"\n---\n',
+        },
+    )
+    env = {**os.environ, "LEDGER_CONTEXT_YAML": "python"}
+    async with Client(server("--space", str(space), env=env), mode="legacy") as client:
+        for detail in ("brief", "full"):
+            result = await client.call_tool("explain_budget", {"detail": detail})
+            assert result.is_error is False
+            explanation = Explanation.model_validate(result.structured_content)
+            assert explanation.problem_counts == {"error": 2, "warning": 0, "info": 0}
+        assert text_of(await client.call_tool("get_context", {})) == ""

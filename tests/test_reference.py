@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES
+from conftest import FIXTURES, PURE_YAML
 from ledger_context import build_context
 from reference.ledgers import SpaceSpec, cap_tokens, max_data_class, spaces, write_space
 from reference.refpack import reference_pack, reference_withheld
@@ -42,6 +42,7 @@ def test_generated_ledgers_agree_with_the_reference(spec: SpaceSpec, cap: int, c
         assert sorted(d.path for d in build.selection.withheld) == reference_withheld(space, ceiling)
 
 
+@pytest.mark.xfail(PURE_YAML, strict=False, reason="the reference reads with libyaml")
 @SETTINGS
 @given(spec=spaces(links=False, max_docs_per_kind=14), cap=st.sampled_from([6000, 300, 40]))
 def test_larger_generated_ledgers_agree_with_the_reference(spec: SpaceSpec, cap: int) -> None:

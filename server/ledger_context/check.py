@@ -2,16 +2,20 @@
 
 Beyond the reader's problems (spec §1–3) it warns about an ``updated_at`` in the future
 (it would pin a document to the top of its group until that date) and about a ledger
-read without libyaml. The exit status is 0 when clean, 1 for warnings only, 2 when a
-document was skipped.
+read without libyaml; the report names the YAML loader (``python`` when
+``LEDGER_CONTEXT_YAML=python`` chose the pure-Python one). The exit status is 0 when
+clean, 1 for warnings only, 2 when a document was skipped.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
 
-from .frontmatter import LIBYAML
+from .document import SELECTING_STATUS
+from .frontmatter import LIBYAML, full_loader, yaml_env_problem
 from .ledger import Ledger
 from .problems import Problem, problem_sort_key
 
@@ -25,6 +29,10 @@ class CheckReport:
     """The problems of a ledger, in path order, and the exit status they call for."""
 
     problems: list[Problem]
+    selected: frozenset[str] = field(default_factory=frozenset)
+    yaml_loader: str = "libyaml"
+    """The loader frontmatter goes to when the quick path declines: libyaml or python."""
+    """Paths of the documents whose status selects them (spec §4, groups 2–5)."""
 
     @property
     def exit_status(self) -> int:
@@ -53,6 +61,42 @@ def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
                     "document to the top of its group until then",
                 )
             )
+    problems.extend(_loader_problems())
+    problems.extend(_normalisation_twins(ledger))
+    problems.sort(key=problem_sort_key)
+    selected = frozenset(
+        d.path for d in ledger.documents if d.status is not None and SELECTING_STATUS.get(d.kind) == d.status
+    )
+    return CheckReport(problems, selected, full_loader())
+
+
+def _normalisation_twins(ledger: Ledger) -> list[Problem]:
+    """Document paths equal after Unicode normalisation (NFC): both are read, as two
+    documents, which is rarely meant."""
+    by_form: defaultdict[str, list[str]] = defaultdict(list)
+    for document in ledger.documents:
+        path = document.path
+        by_form[path if path.isascii() else unicodedata.normalize("NFC", path)].append(path)
+    return [
+        Problem(
+            path,
+            "warning",
+            f"{len(paths) - 1} other document path equals this one after Unicode normalisation "
+            "(NFC and NFD spellings of one name); both are read as separate documents: "
+            "rename or remove one",
+        )
+        for paths in by_form.values()
+        if len(paths) > 1
+        for path in paths
+    ]
+
+
+def _loader_problems() -> list[Problem]:
+    """Which YAML loader reads frontmatter when it is not libyaml, and a bad switch value."""
+    problems: list[Problem] = []
+    env_problem = yaml_env_problem()
+    if env_problem is not None:
+        problems.append(Problem(".ledger", "warning", env_problem))
     if not LIBYAML:
         problems.append(
             Problem(
@@ -62,5 +106,4 @@ def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
                 "pure-Python BaseLoader (install PyYAML wheels with libyaml)",
             )
         )
-    problems.sort(key=problem_sort_key)
-    return CheckReport(problems)
+    return problems

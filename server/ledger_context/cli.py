@@ -307,6 +307,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         data = {
             "space": shown,
             "exit_status": report.exit_status,
+            "yaml_loader": report.yaml_loader,
             "problems": [
                 {
                     "path": p.path,
@@ -320,7 +321,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
         }
         _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        _write(f"Checked {shown}\n" + problems_text(report.problems))
+        loader = "" if report.yaml_loader == "libyaml" else f" (YAML read by the {report.yaml_loader} loader)"
+        _write(f"Checked {shown}{loader}\n" + problems_text(report.problems, report.selected))
     return report.exit_status
 
 

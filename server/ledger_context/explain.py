@@ -18,7 +18,6 @@ from pydantic import BaseModel, Field
 
 from .budget import BYTES_PER_TOKEN, Outcome
 from .context import ContextBuild
-from .frontmatter import LIBYAML
 from .ledger import KINDS
 from .pack import GROUPS
 from .problems import SEVERITIES, Severity
@@ -154,7 +153,10 @@ class Explanation(BaseModel):
 
     space: str = Field(description="The space (directory holding .ledger) the pack was built from")
     detail: Detail
-    yaml_loader: Literal["libyaml", "python"]
+    yaml_loader: dict[str, int] = Field(
+        description="How many documents each frontmatter loader read: quick (the quick path), "
+        "libyaml, python (PyYAML's pure-Python loader)"
+    )
     rule: Rule
     pack: PackTotals
     metrics: Metrics
@@ -259,7 +261,7 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
     return Explanation(
         space=display_path(ledger.space),
         detail=detail,
-        yaml_loader="libyaml" if LIBYAML else "python",
+        yaml_loader=dict(sorted(Counter(d.yaml_loader for d in ledger.documents if d.yaml_loader).items())),
         rule=Rule(
             bytes_per_token=BYTES_PER_TOKEN,
             tokens_formula="ceil(bytes / 4), taken once over the whole pack",

@@ -1,37 +1,71 @@
 """Decoding a file and splitting and loading its YAML frontmatter (spec §2).
 
 The frontmatter text is kept verbatim and never re-serialised; it is loaded without
-implicit typing (PyYAML's ``CBaseLoader``), so every scalar stays a string and no date,
-boolean or number conversion can lose or change a value.
+implicit typing (PyYAML's ``CBaseLoader``, or its pure-Python ``BaseLoader`` where libyaml
+is missing or ``LEDGER_CONTEXT_YAML=python`` asks for it), so every scalar stays a string
+and no date, boolean or number conversion can lose or change a value. The quick path for
+the simplest shapes lives in :mod:`~ledger_context.quick_yaml`.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
+from . import quick_yaml
+
 try:
-    from yaml import CBaseLoader as _BaseLoader
+    from yaml import CBaseLoader as _CBaseLoader
 
     LIBYAML = True
-    """True when PyYAML's C loader (libyaml) is in use; ``check`` warns when it is not."""
+    """True when PyYAML's C loader (libyaml) is available."""
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import BaseLoader as _BaseLoader  # type: ignore[assignment]
-
     LIBYAML = False
 
+YamlLoader = Literal["quick", "libyaml", "python"]
+"""Which loader read a frontmatter: the quick path, libyaml, or PyYAML's pure-Python one."""
+
+YAML_ENV = "LEDGER_CONTEXT_YAML"
+"""``python`` loads every frontmatter with PyYAML's pure-Python ``BaseLoader`` even where
+libyaml is present (CI runs the suite so, to keep that loader honest); unset or
+``libyaml``: libyaml where available."""
+
+YAML_ENV_VALUES = ("libyaml", "python")
+
+
+def full_loader() -> Literal["libyaml", "python"]:
+    """The loader used when the quick path declines: ``python`` when libyaml is missing
+    or :data:`YAML_ENV` asks for it (read on each call), else ``libyaml``."""
+    if not LIBYAML or os.environ.get(YAML_ENV, "").strip().casefold() == "python":
+        return "python"
+    return "libyaml"
+
+
+def yaml_env_problem() -> str | None:
+    """Why :data:`YAML_ENV` is not honoured as written, or ``None`` when it is."""
+    value = os.environ.get(YAML_ENV)
+    if value is None or value.strip().casefold() in ("", *YAML_ENV_VALUES):
+        return None
+    return f"{YAML_ENV} is not one of {', '.join(YAML_ENV_VALUES)}; libyaml is used where available"
+
+
 MAX_NESTING = 64
-"""Frontmatter nested deeper than this is refused, the same in every process (spec §2)."""
+"""The deepest level a collection may sit at (the top mapping is level 1), the same in
+every process whatever its recursion limit (spec §2)."""
 
 _LEADING_BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")
 _BOUNDARY_LINE = re.compile(r"-{3,}[ \t]*$", re.MULTILINE)
 _CLOSING_LINE = re.compile(r"^-{3,}[ \t]*$", re.MULTILINE)
 _YAML_HINT = "fix the YAML there; quote a value that holds ': ' or starts with a special character"
-_QUOTED = re.compile(r"\s*(?:'[^']*'|\"[^\"]*\"|`[^`]*`)")
+_TAB_HINT = "indent with spaces there: YAML does not allow tabs for indentation"
+# No leading \s*: tried at every offset of a run of spaces it was quadratic; the caller
+# collapses whitespace anyway.
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
 
 
 class DecodeError(ValueError):
@@ -64,14 +98,22 @@ class Split:
 
     ``frontmatter`` is the text strictly between the two boundary lines (``None`` when the
     text has no frontmatter, or an unclosed one: see ``unclosed``); ``first_line`` is the
-    1-based line number of its first line in the file; ``body`` is what follows the
+    1-based line number of its first line in the file (the line after the opening
+    boundary, also when it is unclosed); ``body`` is what follows the
     closing boundary line.
     """
 
     frontmatter: str | None
-    body: str
+    text: str
     first_line: int = 0
     unclosed: bool = False
+    body_start: int = 0
+
+    @property
+    def body(self) -> str:
+        """What follows the closing boundary line (the whole text when there is none);
+        sliced only when asked for, so an experiment's body is never copied."""
+        return self.text[self.body_start :] if self.body_start else self.text
 
 
 def split_frontmatter(text: str) -> Split:
@@ -86,16 +128,16 @@ def split_frontmatter(text: str) -> Split:
     if opening is None:
         return Split(None, text)
     content = opening.end() + 1
+    first_line = text.count("\n", 0, start) + 2  # the line after the opening boundary
     if content > len(text):
-        return Split(None, text, unclosed=True)
+        return Split(None, text, first_line, unclosed=True)
     closing = _CLOSING_LINE.search(text, content)
     if closing is None:
-        return Split(None, text, unclosed=True)
+        return Split(None, text, first_line, unclosed=True)
     frontmatter = text[content : closing.start()]
     if frontmatter:
         frontmatter = frontmatter[:-1]
-    first_line = text.count("\n", 0, content) + 1
-    return Split(frontmatter, text[closing.end() + 1 :], first_line)
+    return Split(frontmatter, text, first_line, body_start=min(closing.end() + 1, len(text)))
 
 
 class FrontmatterError(ValueError):
@@ -119,31 +161,85 @@ class DuplicateKey:
     column: int
 
 
-class _Loader(_BaseLoader):
-    """``CBaseLoader`` that records duplicate keys and bounds nesting."""
+def _collection_children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [child for pair in node.value for child in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self.duplicates: list[DuplicateKey] = []
-        self.depth = 0
 
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        self.depth += 1
-        try:
-            if self.depth > MAX_NESTING:
-                raise FrontmatterError(
-                    f"frontmatter is nested more than {MAX_NESTING} levels deep (flatten it)",
-                    node.start_mark.line + 1,
-                    node.start_mark.column + 1,
-                )
-            return super().construct_object(node, deep)
-        finally:
-            self.depth -= 1
+def _too_deep(root: yaml.Node) -> yaml.Node | None:
+    """A collection deeper than :data:`MAX_NESTING` below ``root`` (level 1), or ``None``.
+
+    Only mappings and sequences add a level (spec §2). Heights are computed once per
+    node without recursion, so aliases count where they are used and a deep text costs
+    linear time; an alias cycle counts as too deep.
+    """
+    heights: dict[int, int] = {}
+    expanding: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        if id(node) in heights:
+            stack.pop()
+            continue
+        children = [c for c in _collection_children(node) if isinstance(c, yaml.CollectionNode)]
+        pending = [c for c in children if id(c) not in heights]
+        if pending and id(node) not in expanding:
+            if any(id(c) in expanding for c in pending):
+                return node  # an alias to an enclosing collection
+            expanding.add(id(node))
+            stack.extend(pending)
+            continue
+        expanding.discard(id(node))
+        stack.pop()
+        heights[id(node)] = 1 + max((heights[id(c)] for c in children), default=0)
+    if not isinstance(root, yaml.CollectionNode) or heights[id(root)] <= MAX_NESTING:
+        return None
+    node, level = root, 1
+    while level <= MAX_NESTING:  # follow the deepest branch down to level 65
+        children = [c for c in _collection_children(node) if isinstance(c, yaml.CollectionNode)]
+        node = max(children, key=lambda c: heights[id(c)])
+        level += 1
+    return node
+
+
+class _LoaderMixin:
+    """Records duplicate keys, bounds nesting, and refuses lone surrogates.
+
+    The surrogate rule makes the pure-Python loader agree with libyaml, which rejects a
+    ``\\ud800`` escape: no loader can hand a lone surrogate to an output.
+    """
+
+    duplicates: list[DuplicateKey]
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        deep = _too_deep(node)
+        if deep is not None:
+            raise FrontmatterError(
+                f"frontmatter is nested more than {MAX_NESTING} levels deep (flatten it)",
+                deep.start_mark.line + 1,
+                deep.start_mark.column + 1,
+            )
+        self.duplicates = []
+        return super().construct_document(node)  # type: ignore[misc]
+
+    def construct_scalar(self, node: yaml.ScalarNode) -> Any:
+        value = super().construct_scalar(node)  # type: ignore[misc]
+        if isinstance(value, str) and not value.isascii() and _SURROGATE.search(value):
+            raise FrontmatterError(
+                "YAML does not parse: found invalid Unicode character escape code "
+                "(a \\u escape names half of a surrogate pair; write the character itself)",
+                node.start_mark.line + 1,
+                node.start_mark.column + 1,
+            )
+        return value
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         mapping: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = self.construct_object(key_node, deep=deep)
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[attr-defined]
             if not isinstance(key, Hashable):
                 raise FrontmatterError(
                     "a mapping key is a list or mapping; keys must be plain strings",
@@ -153,8 +249,21 @@ class _Loader(_BaseLoader):
             if key in mapping:
                 mark = key_node.start_mark
                 self.duplicates.append(DuplicateKey(mark.line + 1, mark.column + 1))
-            mapping[key] = self.construct_object(value_node, deep=deep)
+            mapping[key] = self.construct_object(value_node, deep=deep)  # type: ignore[attr-defined]
         return mapping
+
+
+class _PythonLoader(_LoaderMixin, yaml.BaseLoader):
+    """PyYAML's pure-Python ``BaseLoader`` with the checks of :class:`_LoaderMixin`."""
+
+
+if LIBYAML:
+
+    class _CLoader(_LoaderMixin, _CBaseLoader):
+        """libyaml's ``CBaseLoader`` with the checks of :class:`_LoaderMixin`."""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _unquote_document(text: str) -> str:
@@ -178,132 +287,86 @@ def _describe(exc: yaml.YAMLError) -> str:
     return f"{context}, {problem}" if context else problem
 
 
-# The quick path: frontmatter made only of lines of the forms below loads, under YAML's
-# rules, to exactly the mapping these patterns read, so libyaml need not be called. Any
-# other line, a duplicate key, or anything unusual sends the text to the full loader.
-# _UNSAFE: characters libyaml rejects or reads as line breaks, tabs, and a few it allows
-# that we need not.
-_UNSAFE_HIGH = r"\x7f-\x9f\u2028\u2029\ufdd0-\ufdef\ufeff\ufffe\uffff\ud800-\udfff"
-_UNSAFE = rf"\x00-\x1f{_UNSAFE_HIGH}"
-_HAS_UNSAFE = re.compile(rf"[\x00-\x09\x0b-\x1f{_UNSAFE_HIGH}]")  # all of them but \n
-_FIRST = r"A-Za-z0-9_./(+$=~^<\u00c0-\u2027\u202a-\ud7ff\ue000-\ufdcf\U00010000-\U0010ffff"
-_SAFE = rf"[^{_UNSAFE}#:]"
-# A one-line plain scalar; trailing spaces are matched too and stripped by the caller.
-_PLAIN = rf"[{_FIRST}]{_SAFE}*+(?:(?::(?! |$)|(?<! )#){_SAFE}*+)*+"
-_SINGLE = rf"'(?:[^'{_UNSAFE}]|'')*'"
-_DOUBLE = rf'"[^"\\{_UNSAFE}]*"'
-_ITEM = rf"[{_FIRST}][^,\[\]{{}}#:{_UNSAFE}]*+"
-_FLOW = rf"\[ *(?:{_ITEM}(?: *, *{_ITEM})*)? *\]"
-_KEY = r"[A-Za-z_][A-Za-z0-9_-]*"
-_SCALAR = rf"(?:(?P<plain>{_PLAIN})|(?P<single>{_SINGLE})|(?P<double>{_DOUBLE})|(?P<flow>{_FLOW}))"
-_LINE = re.compile(
-    rf"^(?:(?P<key>{_KEY}):(?:[ ]+{_SCALAR})?|(?P<indent>[ ]+)(?:(?P<sub>{_KEY}):|-)[ ]+"
-    rf"(?P<value>{_PLAIN}|{_SINGLE}|{_DOUBLE})|#[^\n]*|)[ ]*$",
-    re.MULTILINE,
-)
+def _is_tab_at(text: str, line: int | None, column: int | None) -> bool:
+    """Whether the character at 1-based ``line`` and ``column`` of ``text`` is a tab."""
+    if line is None or column is None:
+        return False
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return False
+    index = start + column - 1
+    return index < len(text) and text[index] == "\t"
 
 
-def _unquote(value: str) -> str:
-    """The string a quick-path scalar stands for."""
-    if value[0] == "'":
-        return value[1:-1].replace("''", "'")
-    if value[0] == '"':
-        return value[1:-1]
-    return value.rstrip(" ")
-
-
-def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
-    """The mapping of a frontmatter of the simplest shapes, or ``None`` for the full loader.
-
-    Accepted lines: blank lines, ``#`` comments at column 0, ``key: scalar``,
-    ``key: [a, b]`` and ``key:`` at column 0, and under a ``key:`` an indented block of
-    ``key: scalar`` or ``- scalar`` lines at one indentation. A scalar is a one-line
-    plain scalar or a simple single- or double-quoted string (no escapes). The result
-    equals what :func:`load_with_libyaml` returns; any duplicate key returns ``None``.
-    """
-    if _HAS_UNSAFE.search(frontmatter) is not None:
-        return None
-    lines = _LINE.findall(frontmatter)
-    if len(lines) != frontmatter.count("\n") + 1:
-        return None  # some line is of another shape
-    mapping: dict[str, Any] = {}
-    block: dict[str, str] | list[str] | None = None
-    open_key = ""
-    indent = ""
-    for key, plain, single, double, flow, line_indent, sub, value in lines:
-        if key:
-            if key in mapping:
-                return None
-            if plain:
-                mapping[key] = plain.rstrip(" ")
-            elif single or double:
-                mapping[key] = _unquote(single or double)
-            elif flow:
-                inner = flow[1:-1].strip(" ")
-                mapping[key] = [item.strip(" ") for item in inner.split(",")] if inner else []
-            else:
-                mapping[key] = ""
-                open_key, block = key, None
-                continue
-            open_key = ""
-        elif line_indent:
-            if not open_key:
-                return None
-            if block is None:
-                indent = line_indent
-                block = {} if sub else []
-                mapping[open_key] = block
-            elif line_indent != indent:
-                return None
-            value = _unquote(value) if value[0] in "'\"" else value.rstrip(" ")
-            if isinstance(block, dict):
-                if not sub or sub in block:
-                    return None
-                block[sub] = value
-            elif sub:
-                return None
-            else:
-                block.append(value)
-    return mapping
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
+def _position(text: str, offset: int, loader: str) -> tuple[int, int]:
     """1-based line and column of a reader offset (libyaml counts UTF-8 bytes)."""
-    index = len(text.encode("utf-8")[:offset].decode("utf-8", "ignore")) if LIBYAML else offset
+    index = len(text.encode("utf-8")[:offset].decode("utf-8", "ignore")) if loader == "libyaml" else offset
     index = min(index, len(text))
     line_start = text.rfind("\n", 0, index) + 1
     return text.count("\n", 0, index) + 1, index - line_start + 1
 
 
-def load_mapping(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateKey]]:
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A loaded frontmatter: its mapping, the duplicate keys met, and which loader read it."""
+
+    mapping: dict[Any, Any]
+    duplicates: list[DuplicateKey]
+    loader: YamlLoader
+
+
+def load_frontmatter(frontmatter: str) -> Loaded:
     """Load frontmatter text as a YAML mapping without implicit typing (spec §2).
 
-    Returns the mapping (scalars are ``str``; an empty or comment-only frontmatter is
-    ``{}``) and the duplicate keys met. Raises :class:`FrontmatterError` when the YAML
+    The quick path (:mod:`~ledger_context.quick_yaml`) answers for the simplest shapes;
+    everything else goes to :func:`full_loader`. Scalars are ``str``; an empty or
+    comment-only frontmatter is ``{}``. Raises :class:`FrontmatterError` when the YAML
     does not parse, is not a mapping, or nests deeper than :data:`MAX_NESTING`.
     """
-    quick = quick_mapping(frontmatter)
-    if quick is not None:
-        return quick, []
-    return load_with_libyaml(frontmatter)
+    if quick_yaml.enabled():
+        quick = quick_yaml.quick_mapping(frontmatter)
+        if quick is not None:
+            return Loaded(quick, [], "quick")
+    loader = full_loader()
+    mapping, duplicates = load_with_yaml(frontmatter, loader)
+    return Loaded(mapping, duplicates, loader)
+
+
+def load_mapping(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateKey]]:
+    """:func:`load_frontmatter`'s mapping and duplicate keys."""
+    loaded = load_frontmatter(frontmatter)
+    return loaded.mapping, loaded.duplicates
 
 
 def load_with_libyaml(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateKey]]:
-    """:func:`load_mapping` without the quick path: always PyYAML's (C) base loader."""
-    loader = _Loader(frontmatter)
-    try:
+    """:func:`load_with_yaml` through libyaml where it is available (the reference the
+    quick path is tested against)."""
+    return load_with_yaml(frontmatter, "libyaml" if LIBYAML else "python")
+
+
+def load_with_yaml(
+    frontmatter: str, loader_name: Literal["libyaml", "python"]
+) -> tuple[dict[Any, Any], list[DuplicateKey]]:
+    """Load with PyYAML's base loader, libyaml's or the pure-Python one, no quick path."""
+    loader: _LoaderMixin | None = None
+    try:  # the pure-Python reader checks the characters as it is made
+        loader = _CLoader(frontmatter) if loader_name == "libyaml" else _PythonLoader(frontmatter)
+        loader.duplicates = []
         data = loader.get_single_data()
     except FrontmatterError:
         raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark is not None and "simple key" in str(exc.context or ""):
+            mark = exc.context_mark  # the key without its ':' starts here; the problem mark is a line low
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
-        raise FrontmatterError(
-            f"YAML does not parse: {_describe(exc)} ({_YAML_HINT})", line, column
-        ) from None
+        hint = _TAB_HINT if _is_tab_at(frontmatter, line, column) else _YAML_HINT
+        raise FrontmatterError(f"YAML does not parse: {_describe(exc)} ({hint})", line, column) from None
     except yaml.reader.ReaderError as exc:
-        line, column = _position(frontmatter, exc.position)
+        line, column = _position(frontmatter, exc.position, loader_name)
         raise FrontmatterError(
             "frontmatter holds a control character or other character YAML does not allow; remove it",
             line,
@@ -314,7 +377,9 @@ def load_with_libyaml(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateK
     except RecursionError:
         raise FrontmatterError("frontmatter is nested too deeply (flatten it)") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()  # type: ignore[attr-defined]
+    assert loader is not None
     if data is None:
         return {}, loader.duplicates
     if not isinstance(data, dict):

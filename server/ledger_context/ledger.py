@@ -17,78 +17,35 @@ import os
 import stat
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 try:
     import fcntl
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
-from .classify import UNKNOWN, declared_class
+from .document import DATED_KINDS, KINDS, Document, FileResult
 from .errors import DocumentChangedError
-from .fields import Timestamp, parse_updated_at, slug_of, status_of, title_of
-from .frontmatter import (
-    DecodeError,
-    FrontmatterError,
-    Split,
-    decode_text,
-    load_mapping,
-    split_frontmatter,
-)
-from .markdown import first_h1, metrics_list
+from .frontmatter import decode_text
+from .parse import parse_document
 from .paths import fs_path, printable_path
 from .problems import Problem, problem_sort_key
 from .space import LEDGER_DIR
 from .walk import MAX_FILE_BYTES, FileIdentity, SourceFile, Walk, walk_ledger
 
-KINDS: tuple[str, ...] = ("agents", "harness", "eval", "finding", "decision", "experiment")
-"""Document kinds in group order (spec §4)."""
-
-DATED_KINDS = frozenset({"finding", "decision", "experiment"})
-"""Kinds whose order uses ``updated_at``: an undated one is reported (spec §3)."""
+__all__ = [
+    "DATED_KINDS",
+    "KINDS",
+    "Document",
+    "DocumentCache",
+    "FileResult",
+    "Ledger",
+    "read_file",
+    "read_ledger",
+]
 
 _RACY_NS = 1_000_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class Document:
-    """A document the reader accepted (spec §2–3).
-
-    ``frontmatter`` is the verbatim frontmatter text (``None`` for an ``agents.md``
-    without a valid one); ``text`` is the whole decoded text (``agents.md`` only);
-    ``status`` is stripped and case-folded; ``title`` is empty for experiments, whose
-    blocks have no title line; ``metrics`` holds an eval's metrics list lines; ``size``
-    is the file's size in bytes; ``sha256`` the hex SHA-256 of the exact bytes read.
-    ``git_blob`` is the git object id of those bytes (what ``git hash-object`` gives),
-    computed only when the reader is asked for it (``blob_hash``), else ``None``.
-    """
-
-    kind: str
-    path: str
-    size: int
-    sha256: str
-    frontmatter: str | None
-    status: str | None
-    updated: Timestamp | None
-    slug: str
-    title: str
-    data_class: str | None
-    metrics: tuple[str, ...] = ()
-    text: str | None = None
-    git_blob: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult:
-    """What reading one file gave: the document (``None`` if skipped) and its problems."""
-
-    document: Document | None
-    problems: tuple[Problem, ...]
-    size: int
-    cacheable: bool = True
-    """False when the file was unreadable or changed during the read: read it again next time."""
 
 
 @dataclass(slots=True)
@@ -175,29 +132,6 @@ def _read_bytes(fs_path: bytes, identity: FileIdentity, root_real: bytes) -> tup
         os.close(fd)
 
 
-def _read_fields(
-    kind: str, path: str, mapping: dict[Any, Any], problems: list[Problem]
-) -> tuple[str | None, Timestamp | None, str]:
-    """``status``, ``updated_at`` and ``slug`` (spec §3), reporting what is off."""
-    status_value = mapping.get("status")
-    if isinstance(status_value, (list, dict)):
-        problems.append(
-            Problem(path, "warning", "status is a list or mapping, so it never matches; use one word")
-        )
-    updated = parse_updated_at(mapping.get("updated_at"))
-    if updated is None and kind in DATED_KINDS:
-        problems.append(
-            Problem(
-                path,
-                "warning",
-                "undated: updated_at is missing or not an ISO 8601 date or timestamp "
-                "(e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document",
-            )
-        )
-    slug = slug_of(mapping.get("slug"), path.rsplit("/", 1)[-1])
-    return status_of(status_value), updated, slug
-
-
 def _read_source(
     space: Path, source: SourceFile, root_real: bytes
 ) -> tuple[bytes | None, bool, Problem | None]:
@@ -223,51 +157,6 @@ def root_real_path(space: Path) -> bytes:
     return os.path.realpath(fs_path(space, LEDGER_DIR))
 
 
-def _load_frontmatter(
-    path: str, split: Split, problems: list[Problem]
-) -> tuple[dict[Any, Any] | None, Problem | None]:
-    """The frontmatter mapping, or the fault that makes it unusable (spec §2).
-
-    Duplicate keys are appended to ``problems`` as warnings with their file line.
-    """
-    if split.frontmatter is None:
-        if split.unclosed:
-            return None, Problem(path, "error", "frontmatter is not closed: add a closing --- line", 1)
-        return None, Problem(path, "error", "no YAML frontmatter: the file must start with a --- line")
-    try:
-        mapping, duplicates = load_mapping(split.frontmatter)
-    except FrontmatterError as exc:
-        line = split.first_line + exc.line - 1 if exc.line is not None else None
-        return None, Problem(path, "error", str(exc), line, exc.column)
-    for duplicate in duplicates:
-        line = split.first_line + duplicate.line - 1
-        problems.append(
-            Problem(
-                path,
-                "warning",
-                "key given twice; the last value is kept (remove the other)",
-                line,
-                duplicate.column,
-            )
-        )
-    return mapping, None
-
-
-def _data_class(path: str, value: Any, problems: list[Problem]) -> str | None:
-    """The declared class (spec §7); an unknown one is reported, never quoted."""
-    data_class = declared_class(value)
-    if data_class == UNKNOWN:
-        problems.append(
-            Problem(
-                path,
-                "warning",
-                "data_class is not one of public, internal, confidential, restricted; "
-                "treated as stricter than restricted (withheld under any ceiling)",
-            )
-        )
-    return data_class
-
-
 def git_blob_id(data: bytes, algorithm: str = "sha1") -> str:
     """The id git gives ``data`` as a blob (``git hash-object --no-filters``): the hash of
     ``b"blob <size>\\0"`` followed by the bytes; ``algorithm`` is the repository's object
@@ -280,66 +169,21 @@ def git_blob_id(data: bytes, algorithm: str = "sha1") -> str:
 def read_file(
     space: Path, source: SourceFile, root_real: bytes | None = None, blob_hash: str | None = None
 ) -> FileResult:
-    """Read, decode and parse one file of ``space`` (spec §2–3); never raises for a broken file.
+    """Read one file of ``space`` and parse it (spec §2–3); never raises for a broken file.
 
     ``root_real`` is :func:`root_real_path` of ``space``, if already known. With
     ``blob_hash`` (``sha1`` or ``sha256``) the document also gets its ``git_blob``.
     """
-    path = source.path
     if root_real is None:
         root_real = root_real_path(space)
     data, unchanged, unreadable = _read_source(space, source, root_real)
     if data is None:
         return FileResult(None, (unreadable,) if unreadable else (), 0, unchanged)
-    size = len(data)
-    sha256 = hashlib.sha256(data).hexdigest()
-    git_blob = git_blob_id(data, blob_hash) if blob_hash else None
-    try:
-        text = decode_text(data)
-    except DecodeError as exc:
-        message = f"not valid UTF-8 (first bad byte at offset {exc.offset}); skipped (save as UTF-8)"
-        return FileResult(None, (Problem(path, "error", message),), size, unchanged)
-
-    problems: list[Problem] = []
-    split = split_frontmatter(text)
-    mapping, fault = _load_frontmatter(path, split, problems)
-
-    if source.kind == "agents":
-        # agents.md needs no frontmatter; a broken one leaves the text included, unclassed.
-        if fault is not None and (split.frontmatter is not None or split.unclosed):
-            message = f"{fault.message}; included as text, declares no data class"
-            problems.append(Problem(path, "warning", message, fault.line, fault.column))
-        data_class = _data_class(path, mapping.get("data_class"), problems) if mapping is not None else None
-        document = Document(
-            "agents", path, size, sha256, None, None, None, "agents", "", data_class, (), text, git_blob
-        )
-        return FileResult(document, tuple(problems), size, unchanged)
-
-    if mapping is None or split.frontmatter is None:
-        assert fault is not None
-        problems.append(Problem(path, "error", f"{fault.message}; skipped", fault.line, fault.column))
-        return FileResult(None, tuple(problems), size, unchanged)
-
-    kind = source.kind
-    status, updated, slug = _read_fields(kind, path, mapping, problems)
-    title = "" if kind == "experiment" else title_of(mapping.get("title"), first_h1(split.body), slug)
-    data_class = _data_class(path, mapping.get("data_class"), problems)
-    metrics = tuple(metrics_list(split.body)) if kind == "eval" else ()
-    document = Document(
-        kind,
-        path,
-        size,
-        sha256,
-        split.frontmatter,
-        status,
-        updated,
-        slug,
-        title,
-        data_class,
-        metrics,
-        git_blob=git_blob,
-    )
-    return FileResult(document, tuple(problems), size, unchanged)
+    result = parse_document(source.kind, source.path, data)
+    document = result.document
+    if document is not None and blob_hash:
+        document = replace(document, git_blob=git_blob_id(data, blob_hash))
+    return FileResult(document, result.problems, result.size, unchanged)
 
 
 def _read_file_safely(

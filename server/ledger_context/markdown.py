@@ -1,9 +1,11 @@
 """The little Markdown the pack needs: ATX headings outside fenced code (spec §3, §5).
 
 Only two questions are asked of a body: its first level-1 heading (the title
-fallback) and its metrics list (group 3). Fences follow CommonMark: a run of three or
-more backticks or tildes, indented at most three spaces, closed by a run of the same
-character at least as long with nothing after it but spaces and tabs.
+fallback) and its metrics list (group 3). Headings are read by plain string scans,
+never a backtracking pattern, so each line costs time linear in its length. Fences
+follow CommonMark: a run of three or more backticks or tildes, indented at most three
+spaces, closed by a run of the same character at least as long with nothing after it
+but spaces and tabs.
 """
 
 from __future__ import annotations
@@ -13,18 +15,31 @@ from collections.abc import Iterator
 
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*$")
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|[0-9]+[.)]) ")
 
 
 def _heading(line: str) -> tuple[int, str] | None:
-    """``(level, text)`` if ``line`` is an ATX heading, its closing run of ``#`` removed."""
-    match = _ATX.match(line)
-    if match is None:
+    """``(level, text)`` if ``line`` is an ATX heading, its closing run of ``#`` removed.
+
+    Plain string scans, each linear in the line: up to three spaces, one to six ``#``,
+    then the end or a space or tab. A closing run of ``#`` counts only when the whole
+    text is that run or a space or tab precedes it.
+    """
+    start = 0
+    while start < 3 and line.startswith(" ", start):
+        start += 1
+    end = start
+    while end < len(line) and end - start < 7 and line[end] == "#":
+        end += 1
+    level = end - start
+    if not 1 <= level <= 6 or (end < len(line) and line[end] not in " \t"):
         return None
-    text = _CLOSING_HASHES.sub("", match.group(2) or "").strip(" \t")
-    return len(match.group(1)), text
+    text = line[end:].strip(" \t")
+    if text.endswith("#"):
+        before = text.rstrip("#")
+        if not before or before[-1] in " \t":
+            text = before.rstrip(" \t")
+    return level, text
 
 
 def headings(lines: list[str]) -> Iterator[tuple[int, int, str]]:

@@ -250,8 +250,40 @@ def path_text(answer: PathAnswer) -> str:
     return "\n".join(lines) + "\n"
 
 
-def problems_text(problems: list[Problem]) -> str:
-    """One line per problem, ``severity path:line:column: message``, and a count line."""
-    lines = [f"{p.severity:<7} {p.location()}: {p.message}" for p in problems]
+SUMMARY_AFTER = 20
+"""In the text of ``check``, problems of one kind beyond this many are summarised."""
+
+
+def problems_text(problems: list[Problem], selected: frozenset[str] = frozenset()) -> str:
+    """One line per problem, ``severity path:line:column: message``, and a count line.
+
+    Past the first :data:`SUMMARY_AFTER` problems with one message, the rest are left out
+    and one line sums them up, counting those among ``selected`` paths (the documents
+    whose status selects them): ``3,780 documents undated, 12 of them selected: ...``.
+    """
+    by_message: Counter[tuple[str, str]] = Counter((p.severity, p.message) for p in problems)
+    shown: Counter[tuple[str, str]] = Counter()
+    among_selected: Counter[tuple[str, str]] = Counter()
+    lines = []
+    for p in problems:
+        kind = (p.severity, p.message)
+        shown[kind] += 1
+        among_selected[kind] += p.path in selected
+        if shown[kind] <= SUMMARY_AFTER:
+            lines.append(f"{p.severity:<7} {p.location()}: {p.message}")
+    for (severity, message), total in by_message.items():
+        if total <= SUMMARY_AFTER:
+            continue
+        head, _, tail = message.partition(": ")
+        among = among_selected[(severity, message)]
+        what = (
+            f" {head}, {among:,} of them selected: {tail}"
+            if tail
+            else f", {among:,} of them selected: {head}"
+        )
+        lines.append(
+            f"{severity:<7} {total:,} documents{what} "
+            f"({SUMMARY_AFTER} listed above; check --json lists every one)"
+        )
     lines.append(_counts(Counter(p.severity for p in problems)))
     return "\n".join(lines) + "\n"

@@ -1,0 +1,62 @@
+"""What reading one file gives: the accepted :class:`Document`, or its problems (spec §2–3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .fields import Timestamp
+from .kinds import KIND_TABLE
+from .problems import Problem
+
+KINDS: tuple[str, ...] = tuple(kind.name for kind in KIND_TABLE)
+"""Document kinds in group order (spec §4)."""
+
+DATED_KINDS = frozenset(kind.name for kind in KIND_TABLE if kind.dated)
+"""Kinds whose order uses ``updated_at``: an undated one is reported (spec §3)."""
+
+SELECTING_STATUS: dict[str, str] = {
+    kind.name: kind.status for kind in KIND_TABLE if kind.label and kind.status
+}
+"""The status that selects a document of a kind whose block has a title line (spec §4)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A document the reader accepted (spec §2–3).
+
+    ``frontmatter`` is the verbatim frontmatter text (``None`` for an ``agents.md``
+    without a valid one); ``text`` is the whole decoded text (``agents.md`` only);
+    ``status`` is stripped and case-folded; ``title`` is computed only for a document
+    whose block is rendered with a title line (its status selects it), and is empty
+    otherwise; ``metrics`` holds a selected eval's metrics list lines; ``size`` is the
+    file's size in bytes; ``sha256`` the hex SHA-256 of the bytes read; ``yaml_loader``
+    which loader read the frontmatter (``None`` when none did).
+    """
+
+    kind: str
+    path: str
+    size: int
+    frontmatter: str | None
+    status: str | None
+    updated: Timestamp | None
+    slug: str
+    title: str
+    data_class: str | None
+    metrics: tuple[str, ...] = ()
+    text: str | None = None
+    sha256: str = ""
+    yaml_loader: str | None = None
+    git_blob: str | None = None
+    """The git object id of the bytes read (what ``git hash-object`` gives), set only when
+    the reader is asked for it."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What reading one file gave: the document (``None`` if skipped) and its problems."""
+
+    document: Document | None
+    problems: tuple[Problem, ...]
+    size: int
+    cacheable: bool = True
+    """False when the file changed between the walk and the read: never cache it."""

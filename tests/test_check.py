@@ -1,0 +1,178 @@
+"""check: the reader's problems, plus what a pack alone cannot show (issue 11 item 4)."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import Files
+from ledger_context.check import check_ledger
+from ledger_context.cli import main
+from ledger_context.ledger import read_ledger
+from ledger_context.problems import Problem
+from ledger_context.readout import SUMMARY_AFTER, problems_text
+
+Ledger = Callable[[Files], Path]
+D = ".ledger/decisions/"
+NOW = 2**62  # far future: no updated_at is ahead of it
+
+
+def problems(space: Path) -> list[Problem]:
+    return check_ledger(read_ledger(space), now_us=NOW).problems
+
+
+def at(space: Path, path: str) -> list[tuple[str, int | None, int | None, str]]:
+    return [(p.severity, p.line, p.column, p.message) for p in problems(space) if p.path == path]
+
+
+@pytest.mark.parametrize(
+    ("key", "right"), [("Status", "status"), ("Updated_At", "updated_at"), ("TITLE", "title")]
+)
+def test_a_known_field_key_in_the_wrong_case_is_reported_at_its_line(
+    ledger: Ledger, key: str, right: str
+) -> None:
+    space = ledger({"decisions/d.md": f"---\nstatus: accepted\nupdated_at: 2026-01-01\n{key}: x\n---\n"})
+    ((severity, line, column, message),) = at(space, D + "d.md")
+    assert (severity, line, column) == ("warning", 4, 1)
+    assert message == (
+        f"a key differs from {right} only in letter case or separator, so it is not read "
+        f"(keys match exactly): write {right}"
+    )
+
+
+def test_a_wrong_case_status_is_also_a_missing_status(ledger: Ledger) -> None:
+    space = ledger({"decisions/d.md": "---\nStatus: accepted\nupdated_at: 2026-01-01\n---\n"})
+    found = at(space, D + "d.md")
+    assert [(s, line) for s, line, _, _ in found] == [("warning", None), ("warning", 2)]
+    assert found[0][3].startswith(
+        "status is missing, so the document is never selected; add status: accepted"
+    )
+
+
+def test_a_merge_key_is_reported_as_not_applied(ledger: Ledger) -> None:
+    text = "---\nstatus: accepted\nupdated_at: 2026-01-01\nbase: &b {slug: s}\nmore:\n  <<: *b\n<<: *b\n---\n"
+    space = ledger({"decisions/d.md": text})
+    found = at(space, D + "d.md")
+    assert [(line, column) for _, line, column, _ in found] == [(6, 3), (7, 1)]
+    assert all("merge key (<<) is not applied" in message for *_, message in found)
+
+
+def test_paths_equal_after_unicode_normalisation_are_both_read_and_reported(ledger: Ledger) -> None:
+    nfc, nfd = unicodedata.normalize("NFC", "café.md"), unicodedata.normalize("NFD", "café.md")
+    body = "---\nstatus: accepted\nupdated_at: 2026-01-01\n---\n"
+    space = ledger({f"decisions/{nfc}": body, f"decisions/{nfd}": body})
+    ledger_read = read_ledger(space)
+    if len(ledger_read.documents) < 2:
+        pytest.skip("this file system normalises names itself")
+    twins = [
+        p for p in check_ledger(ledger_read, now_us=NOW).problems if "Unicode normalisation" in p.message
+    ]
+    assert sorted(p.path for p in twins) == sorted([D + nfc, D + nfd])
+    assert {p.severity for p in twins} == {"warning"}
+
+
+def test_a_bidi_control_in_a_title_is_reported_and_the_title_kept(ledger: Ledger) -> None:
+    space = ledger(
+        {
+            "decisions/a.md": "---\nstatus: accepted\nupdated_at: 2026-01-01\ntitle: x\u202ey\n---\n",
+            "decisions/b.md": "---\nstatus: accepted\nupdated_at: 2026-01-01\n---\n# h\u2066i\n",
+            "decisions/c.md": "---\nstatus: draft\nupdated_at: 2026-01-01\ntitle: x\u202ey\n---\n",
+        }
+    )
+    assert [(line, column) for _, line, column, m in at(space, D + "a.md") if "bidirectional" in m] == [
+        (4, 1)
+    ]
+    assert [(line, column) for _, line, column, m in at(space, D + "b.md") if "bidirectional" in m] == [
+        (None, None)
+    ]
+    assert at(space, D + "c.md") == []  # never rendered, so no title line to mislead
+    from ledger_context import build_context
+
+    assert "## Decision: x\u202ey (.ledger/decisions/a.md)" in build_context(space).pack
+
+
+def test_an_unclosed_frontmatter_after_blank_lines_is_reported_at_its_opening_line(ledger: Ledger) -> None:
+    space = ledger({"decisions/d.md": "\n  \n---\nstatus: accepted\n"})
+    ((severity, line, _, message),) = at(space, D + "d.md")
+    assert (severity, line) == ("error", 3)
+    assert message.startswith("frontmatter is not closed")
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "line"),
+    [
+        ("status: accepted\nupdated_at: someday", 3),
+        ("status: accepted\nupdated_at: 2026-01-01\ndata_class: secret", 4),
+        ("status: [accepted, draft]\nupdated_at: 2026-01-01", 2),
+    ],
+)
+def test_field_faults_carry_the_line_and_column_of_their_key(
+    ledger: Ledger, frontmatter: str, line: int
+) -> None:
+    space = ledger({"decisions/d.md": f"---\n{frontmatter}\n---\n"})
+    ((_, found_line, column, _),) = at(space, D + "d.md")
+    assert (found_line, column) == (line, 1)
+
+
+def test_a_simple_key_error_points_at_the_key_line(ledger: Ledger) -> None:
+    space = ledger({"decisions/d.md": "---\nstatus: accepted\nnot a key\nupdated_at: 2026-01-01\n---\n"})
+    ((severity, line, column, message),) = at(space, D + "d.md")
+    assert (severity, line, column) == ("error", 3, 1)
+    assert "simple key" in message
+
+
+def test_a_tab_error_has_a_tab_hint(ledger: Ledger) -> None:
+    space = ledger({"decisions/d.md": "---\nstatus: accepted\n\tupdated_at: 2026-01-01\n---\n"})
+    ((severity, line, _, message),) = at(space, D + "d.md")
+    assert (severity, line) == ("error", 3)
+    assert "indent with spaces there: YAML does not allow tabs for indentation" in message
+    assert "quote" not in message
+
+
+@pytest.mark.parametrize(
+    ("folder", "value"), [("harnesses", "active"), ("evals", "active"), ("findings", "current")]
+)
+def test_a_missing_status_is_reported_for_kinds_selected_by_status(
+    ledger: Ledger, folder: str, value: str
+) -> None:
+    space = ledger({f"{folder}/x.md": "---\nupdated_at: 2026-01-01\nstatus: ~\n---\n"})
+    messages = [m for _, _, _, m in at(space, f".ledger/{folder}/x.md")]
+    assert (
+        f"status is missing, so the document is never selected; add status: {value} to put it in the pack"
+        in messages
+    )
+
+
+def test_experiments_need_no_status(ledger: Ledger) -> None:
+    space = ledger({"experiments/e.md": "---\nupdated_at: 2026-01-01\n---\n"})
+    assert at(space, ".ledger/experiments/e.md") == []
+
+
+def test_repeated_warnings_are_summarised_after_the_first_20_in_text_and_kept_in_json(
+    ledger: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files: Files = {f"decisions/d{i:02}.md": "---\nstatus: draft\n---\n" for i in range(23)}
+    files["decisions/s.md"] = "---\nstatus: accepted\n---\n"
+    space = ledger(files)
+    assert main(["check", "--space", str(space)]) == 1
+    text = capsys.readouterr().out
+    undated = [line for line in text.splitlines() if line.startswith("warning") and "undated" in line]
+    assert len(undated) == SUMMARY_AFTER + 1
+    assert undated[-1] == (
+        "warning 24 documents undated, 1 of them selected: updated_at is missing or not an ISO 8601 date "
+        "or timestamp (e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document "
+        "(20 listed above; check --json lists every one)"
+    )
+    assert main(["check", "--json", "--space", str(space)]) == 1
+    assert (
+        len([p for p in json.loads(capsys.readouterr().out)["problems"] if "undated" in p["message"]]) == 24
+    )
+
+
+def test_fewer_than_21_repeats_are_all_listed() -> None:
+    listed = [Problem(f"p{i}", "warning", "same") for i in range(SUMMARY_AFTER)]
+    assert problems_text(listed).count("same") == SUMMARY_AFTER

@@ -1,0 +1,242 @@
+"""parse_document: bytes to a document with no I/O (spec §2, §3, §7)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from conftest import FIXTURES, Files, libyaml_only
+from ledger_context import parse
+from ledger_context.check import check_ledger
+from ledger_context.context import build_context
+from ledger_context.explain import explain
+from ledger_context.frontmatter import FrontmatterError, load_with_yaml
+from ledger_context.parse import parse_document
+from ledger_context.quick_yaml import quick_mapping
+from ledger_context.readout import budget_text, problems_text
+from reference.ledgers import SpaceSpec, max_data_class, spaces, write_space
+
+Ledger = Callable[[Files], Path]
+AGENTS = ".ledger/agents.md"
+H = ".ledger/harnesses/"
+
+
+def harness_block(title: str, path: str, frontmatter: str) -> str:
+    return f"## Harness: {title} ({path})\n---\n{frontmatter}\n---\n"
+
+
+def test_parse_document_reads_bytes_without_touching_the_disk() -> None:
+    data = b"---\nstatus: active\ntitle: T\n---\n# H\n"
+    result = parse_document("harness", "x/h.md", data)
+    document = result.document
+    assert document is not None
+    assert (document.kind, document.path, document.status, document.title, document.slug) == (
+        "harness",
+        "x/h.md",
+        "active",
+        "T",
+        "h",
+    )
+    assert document.sha256 == hashlib.sha256(data).hexdigest()
+    assert document.yaml_loader == "quick"
+    assert result.size == len(data)
+
+
+# --------------------------------------------------------------------------- §7 misspelt class keys
+
+
+@pytest.mark.parametrize(
+    "key", ["Data_Class", "DATA-CLASS", "data class", "dataclass", "DATA_CLASS", "Data-Class"]
+)
+def test_a_misspelt_class_key_declares_unknown_and_names_the_right_spelling(key: str) -> None:
+    result = parse_document("harness", "h.md", f"---\nstatus: active\n{key}: public\n---\n".encode())
+    assert result.document is not None
+    assert result.document.data_class == "unknown"
+    (problem,) = result.problems
+    assert problem.severity == "warning"
+    assert "spell it data_class" in problem.message
+    assert key not in problem.message
+
+
+def test_a_misspelt_class_key_beside_the_right_one_still_declares_unknown() -> None:
+    data = b"---\ndata_class: public\nData_Class: public\n---\n"
+    document = parse_document("decision", "d.md", data).document
+    assert document is not None and document.data_class == "unknown"
+
+
+@pytest.mark.parametrize("key", ["data_classes", "class", "data_clas", "metadata_class"])
+def test_other_keys_are_not_class_keys(key: str) -> None:
+    result = parse_document("harness", "h.md", f"---\nstatus: active\n{key}: restricted\n---\n".encode())
+    assert result.document is not None and result.document.data_class is None
+    assert result.problems == ()
+
+
+def test_a_misspelt_class_key_is_withheld_under_any_ceiling(ledger: Ledger) -> None:
+    frontmatter = "status: active\nData_Class: public"
+    space = ledger({"harnesses/h.md": f"---\n{frontmatter}\n---\n"})
+    assert build_context(space).pack == harness_block("h", H + "h.md", frontmatter)
+    ceiled = build_context(space, max_data_class="restricted")
+    assert ceiled.pack == ""
+    assert [(d.path, d.data_class) for d in ceiled.selection.withheld] == [(H + "h.md", "unknown")]
+
+
+# --------------------------------------------------------------------------- §2 nesting
+
+
+def _nested(style: str, level: int, value: bool) -> str:
+    """A frontmatter whose deepest collection sits at ``level`` (the top mapping is 1),
+    holding one scalar (``value``) or empty."""
+    if style == "block-mapping":
+        lines = [" " * (i - 2) + f"k{i}:" for i in range(2, level + (1 if value else 0))]
+        last = " " * (level - 1) + "v: x" if value else " " * (level - 2) + f"k{level}: {{}}"
+        return "\n".join([*lines, last])
+    if style == "block-sequence":
+        return "s:\n" + "- " * (level - 1) + "x" if value else "s:\n" + "- " * (level - 2) + "[]"
+    inner = "x" if value else ""
+    return "f: " + "[" * (level - 1) + inner + "]" * (level - 1)
+
+
+@pytest.mark.parametrize("loader", ["libyaml", "python"])
+@pytest.mark.parametrize("style", ["block-mapping", "block-sequence", "flow"])
+@pytest.mark.parametrize("value", [True, False], ids=["with-value", "empty"])
+def test_a_collection_at_level_64_loads_and_one_at_65_is_invalid(
+    loader: str, style: str, value: bool
+) -> None:
+    ok = _nested(style, 64, value)
+    mapping, _ = load_with_yaml(ok, loader)  # type: ignore[arg-type]
+    depth, node = 1, mapping
+    while True:  # walk down to the deepest collection
+        children = [
+            c for c in (node.values() if isinstance(node, dict) else node) if isinstance(c, (dict, list))
+        ]
+        if not children:
+            break
+        node, depth = children[0], depth + 1
+    assert depth == 64
+    assert (node == ["x"] or node == {"v": "x"}) if value else node in ([], {})
+    with pytest.raises(FrontmatterError) as caught:
+        load_with_yaml(_nested(style, 65, value), loader)  # type: ignore[arg-type]
+    assert "nested more than 64 levels" in str(caught.value)
+    assert caught.value.line is not None
+
+
+@pytest.mark.parametrize("style", ["block-mapping", "block-sequence", "flow"])
+def test_the_quick_path_leaves_deep_nesting_to_the_full_loader(style: str) -> None:
+    assert quick_mapping(_nested(style, 64, True)) is None
+    assert quick_mapping(_nested(style, 65, True)) is None
+
+
+def test_an_alias_counts_its_depth_where_it_is_used() -> None:
+    deep = "[" * 40 + "x" + "]" * 40
+    for loader in ("libyaml", "python"):
+        load_with_yaml(f"a: &d {deep}", loader)  # level 41: fine
+        with pytest.raises(FrontmatterError):
+            load_with_yaml(f"a: &d {deep}\nb: {'[' * 30}*d{']' * 30}", loader)  # level 71
+
+
+@pytest.mark.parametrize("value", [True, False], ids=["with-value", "empty"])
+def test_a_document_nested_to_level_64_is_packed_and_65_skipped(ledger: Ledger, value: bool) -> None:
+    ok = "status: active\n" + _nested("flow", 64, value)
+    deep = "status: active\n" + _nested("flow", 65, value)
+    space = ledger({"harnesses/a.md": f"---\n{ok}\n---\n", "harnesses/b.md": f"---\n{deep}\n---\n"})
+    result = build_context(space)
+    assert result.pack == harness_block("a", H + "a.md", ok)
+    (problem,) = [p for p in result.ledger.problems if p.path == H + "b.md"]
+    assert (problem.severity, problem.line) == ("error", 3)
+
+
+# --------------------------------------------------------------------------- §2, §7 agents.md fails closed
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        pytest.param('+++\ndata_class = "restricted"\n+++\nRead me.\n', 1, id="toml"),
+        pytest.param('+++ data_class = "restricted" +++\nRead me.\n', 1, id="toml-one-line"),
+        pytest.param('\n  \n{"data_class": "restricted"}\nRead me.\n', 3, id="json"),
+        pytest.param("---\ndata_class: restricted\nRead me.\n", 1, id="unclosed"),
+        pytest.param("---\ndata_class: [\n---\nRead me.\n", 3, id="unparsable", marks=libyaml_only),
+        pytest.param("---\n- data_class\n---\nRead me.\n", 2, id="not-a-mapping"),
+    ],
+)
+def test_agents_md_of_unknown_class_is_included_without_a_ceiling_and_withheld_under_one(
+    ledger: Ledger, text: str, line: int
+) -> None:
+    space = ledger({"agents.md": text, "harnesses/h.md": "---\nstatus: active\n---\n"})
+    block = harness_block("h", H + "h.md", "status: active")
+    free = build_context(space)
+    assert free.pack == text + "\n" + block
+    (problem,) = [p for p in free.ledger.problems if p.path == AGENTS]
+    assert (problem.severity, problem.line) == ("warning", line)
+    assert "unknown" in problem.message and "restricted" not in problem.message.split("stricter than")[0]
+    for ceiling in ("public", "restricted"):
+        ceiled = build_context(space, max_data_class=ceiling)
+        assert ceiled.pack == block
+        assert [(d.path, d.data_class) for d in ceiled.selection.withheld] == [(AGENTS, "unknown")]
+        assert [p for p in ceiled.ledger.problems if p.path == AGENTS] == [problem]
+
+
+@pytest.mark.parametrize("text", ["Read me.\n", "\n\nplain { text\n", "---\ndata_class: public\n---\nhi\n"])
+def test_agents_md_without_frontmatter_or_with_a_valid_one_is_not_unknown(ledger: Ledger, text: str) -> None:
+    space = ledger({"agents.md": text})
+    assert build_context(space, max_data_class="public").pack == text
+
+
+# --------------------------------------------------------------------------- only what is used
+
+
+def _outputs(space: Path, ceiling: str | None) -> tuple[str, str, str, str, str]:
+    """The pack, ``explain --full --json`` and its text, ``check --json`` and its text."""
+    build = build_context(space, max_data_class=ceiling)
+    explanation = explain(build, "full")
+    report = check_ledger(build.ledger, now_us=0)
+    check_json = json.dumps([[p.path, p.severity, p.message, p.line, p.column] for p in report.problems])
+    return (
+        build.pack,
+        explanation.model_dump_json(),
+        budget_text(explanation),
+        check_json,
+        problems_text(report.problems),
+    )
+
+
+def _eager_outputs(space: Path, ceiling: str | None) -> tuple[str, str, str, str, str]:
+    """:func:`_outputs` with every title and metrics list computed, as before the reader
+    learned to compute only what the pack uses."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parse, "renders_title", lambda kind, status: kind != "experiment")
+        patch.setattr(parse, "renders_metrics", lambda kind, status: kind == "eval")
+        return _outputs(space, ceiling)
+
+
+@pytest.mark.parametrize("fixture", ["demo", "overflow", "floor"])
+@pytest.mark.parametrize("ceiling", [None, "internal"])
+def test_computing_only_what_is_used_changes_no_output_on_the_fixtures(
+    fixture: str, ceiling: str | None
+) -> None:
+    space = FIXTURES / fixture
+    assert _outputs(space, ceiling) == _eager_outputs(space, ceiling)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(spec=spaces(), ceiling=max_data_class())
+def test_computing_only_what_is_used_changes_no_output_on_generated_ledgers(
+    spec: SpaceSpec, ceiling: str | None
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        space = write_space(Path(tmp), spec)
+        assert _outputs(space, ceiling) == _eager_outputs(space, ceiling)
+
+
+def test_an_unselected_document_gets_no_title_and_an_inactive_eval_no_metrics() -> None:
+    body = b"---\nstatus: draft\n---\n# Heading\n## Metrics\n- m\n"
+    document = parse_document("eval", "e.md", body).document
+    assert document is not None and (document.title, document.metrics) == ("", ())
+    active = parse_document("eval", "e.md", body.replace(b"draft", b"active")).document
+    assert active is not None and (active.title, active.metrics) == ("Heading", ("- m",))
