@@ -53,6 +53,7 @@ from __future__ import annotations
 import os
 import posixpath
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -875,7 +876,7 @@ def _is_clean(rel: str) -> bool:
     """A path the generator may point links at: clean text, no hidden component."""
     if any(part.startswith(".") for part in rel.split("/")):
         return False
-    return all(ch >= " " and ch not in "\x7f\u2028\u2029" and not "\udc80" <= ch <= "\udcff" for ch in rel)
+    return all(unicodedata.category(ch) not in ("Cc", "Cs") and ch not in "\u2028\u2029" for ch in rel)
 
 
 def _folders_of(rel: str) -> list[str]:

@@ -21,6 +21,9 @@ that starts ``# SPEC-SILENT:``.
 Problems that the spec says must be "reported" (warnings, skipped files) do
 not change the pack's bytes, so this oracle only skips those files. It
 collects no messages.
+
+File names are read as bytes and decoded as strict UTF-8 here, so the result
+does not depend on Python's file-system encoding or the locale (§1, §6).
 """
 
 from __future__ import annotations
