@@ -321,8 +321,8 @@ def test_long_runs_in_headings_are_read_in_linear_time(ledger: Ledger, heading: 
     assert time.perf_counter() - start < 10  # generous: quadratic parsing would take minutes
 
 
-def test_the_sizes_of_the_hand_written_cases_are_what_they_seem() -> None:
-    """The helpers behind the cases above: the nesting builder hits the level it is asked for."""
+def test_the_nesting_builder_hits_the_level_it_is_asked_for() -> None:
+    """The nesting cases above test the levels they name (the top mapping is level 1)."""
     import yaml
 
     from reference.refpack import MAX_NESTING, _loaded_nesting
