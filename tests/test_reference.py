@@ -71,14 +71,14 @@ def test_fixture_packs_agree_with_the_reference(fixture: str, ceiling: str | Non
     _agree(FIXTURES / fixture, cap, ceiling)
 
 
-@_settings(50)
+@_settings(40)
 @given(spec=spaces(), cap=cap_tokens(), ceiling=max_data_class())
 def test_generated_ledgers_agree_with_the_reference(spec: SpaceSpec, cap: int, ceiling: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         _agree(write_space(Path(tmp), spec), cap, ceiling)
 
 
-@_settings(35)
+@_settings(30)
 @given(
     spec=spaces(links_always=True, max_docs_per_kind=3, most_links=6),
     cap=st.sampled_from([6000, 6000, 300]),
@@ -90,7 +90,7 @@ def test_linked_ledgers_agree_with_the_reference(spec: SpaceSpec, cap: int, ceil
         _agree(write_space(Path(tmp), spec), cap, ceiling)
 
 
-@_settings(15)
+@_settings(10)
 @given(spec=spaces(links=False, max_docs_per_kind=14), cap=st.sampled_from([6000, 300, 40]))
 def test_larger_generated_ledgers_agree_with_the_reference(spec: SpaceSpec, cap: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
