@@ -318,7 +318,7 @@ def test_long_runs_in_headings_are_read_in_linear_time(ledger: Ledger, heading: 
     expected = f"## Decision: {title} (.ledger/decisions/d.md)\n---\nstatus: accepted\n---\n".encode()
     start = time.perf_counter()
     assert _both(space) == (expected, expected)
-    assert time.perf_counter() - start < 10  # generous: quadratic parsing would take minutes
+    assert time.perf_counter() - start < 2  # generous: linear parsing takes milliseconds here
 
 
 def test_the_nesting_builder_hits_the_level_it_is_asked_for() -> None:
