@@ -155,7 +155,9 @@ def _other_format(text: str) -> tuple[int, str] | None:
         if end < 0:
             return None
         start, line_number = end + 1, line_number + 1
-    if line.startswith("+++"):
+    # TOML's fence is exactly +++ (a longer run of + is not one), alone on its line or, in
+    # the one-line form, followed by a blank and the rest.
+    if line.startswith("+++") and (len(line) == 3 or line[3] in " \t"):
         return line_number, "+++"
     if line.startswith("{"):
         return line_number, "{"

@@ -185,7 +185,8 @@ class _Walker:
     def walk(self) -> Walk:
         try:
             root = _Chain(_dir_identity(os.stat(self.root)), None)
-            entries = sorted(os.scandir(self.root), key=lambda e: e.name)
+            with os.scandir(self.root) as listing:  # closed even when listing fails midway
+                entries = sorted(listing, key=lambda e: e.name)
             if _LIST_BY_DESCRIPTOR:
                 self.anchor = _Anchor(os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
                 self.anchor.users = 1  # the walk's own hold, released at the end
@@ -341,7 +342,8 @@ class _Walker:
         try:
             # Listed by descriptor, names come as str decoded by the file-system encoding;
             # os.fsencode gives their bytes back exactly, to be decoded as UTF-8 here.
-            entries: list[os.DirEntry[Any]] = list(os.scandir(where))
+            with os.scandir(where) as listing:  # closed even when listing fails midway
+                entries: list[os.DirEntry[Any]] = list(listing)
         except OSError as exc:
             self.report(rel, "error", f"cannot list the folder ({exc.strerror}); skipped")
             return

@@ -8,12 +8,14 @@ refer to ``docs/spec.md``.
 Public API:
 
 * ``SpaceSpec``: the data.
-* ``spaces(links=True, cross_kind_links=False, max_docs_per_kind=6)``: a
-  strategy for ``SpaceSpec``.
+* ``spaces(links=True, cross_kind_links=True, max_docs_per_kind=6,
+  links_always=False, most_links=4)``: a strategy for ``SpaceSpec``.
 * ``document_bytes(kind)``: a strategy for the raw bytes of one ledger
   document, normal or hostile.
 * ``agents_bytes()``: a strategy for the raw bytes of ``agents.md``, or None
   when it is absent.
+* ``nested_yaml(level, style, with_value)``: YAML whose deepest collection is
+  at ``level`` (§2 nesting), in block, flow or mixed style.
 * ``cap_tokens()``: small caps (1..400) often, 6000 sometimes, anything up to
   6000 otherwise.
 * ``max_data_class()``: None, or one of the four classes.
@@ -21,17 +23,29 @@ Public API:
 
 The content covers:
 
-* §1: subfolders, hidden files and folders, `*.MD` and `*.markdown`, other
-  attachments, misspelt top-level folders, symbolic links (inside, outside,
-  dangling, loops), and a `.ledger` that is itself a link.
+* §1: subfolders (chains up to 60 deep), hidden files and folders, `*.MD`
+  and `*.markdown`, other attachments, names that are not clean text
+  (control characters, U+2028, bytes that are not UTF-8), misspelt
+  top-level folders, a `.ledger` that is itself a link, and links: inside,
+  outside, dangling, chains of links, loops (to the root, to an ancestor, to
+  the folder holding the link), a link that sorts before its target's own
+  path, folder links across kinds (experiments/ into findings/ among
+  them), agents.md linked to a decision and back, hard links (agents.md
+  included), and files reached only through links (a folder outside every
+  kind folder, a hidden file, a `.txt` file behind a `.md` link).
 * §2: BOM, CRLF, lone CR, invalid UTF-8, missing or unclosed frontmatter,
   YAML errors, a list instead of a mapping, TOML frontmatter, empty
-  frontmatter, duplicate keys.
+  frontmatter, duplicate keys, nesting at levels 63-66 (block, flow, mixed;
+  with and without a value), and agents.md opening with `+++` or `{`, or
+  with an unclosed, unparsable or non-mapping frontmatter.
 * §3: status in odd case, padded with whitespace, or given as a list or
   mapping. updated_at in many forms: ties, impossible dates, numbers, null
-  forms. Slugs and titles with repeats and hostile characters.
+  forms. Slugs and titles with repeats and hostile characters; headings with
+  long runs of spaces, tabs and `#`.
 * §5: eval bodies with metrics sections, fenced code and list lines.
-* §7: data_class in odd case, unknown, or missing.
+* §7: data_class in odd case, unknown, or missing; misspelt class keys
+  (`Data_Class`, `data class`, ...) with and without `data_class`, and near
+  misses that are other keys.
 """
 
 from __future__ import annotations
@@ -39,6 +53,7 @@ from __future__ import annotations
 import os
 import posixpath
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,12 +84,18 @@ class SpaceSpec:
     outside: (path relative to the SPACE, raw bytes): files outside `.ledger`.
     ledger_is_symlink: when true, the ledger lives in `<space>/ledger-store`,
         and `<space>/.ledger` is a symbolic link to it (§1).
+    hardlinks: (new path, existing file's path), both relative to the ledger
+        root: a second name for the same file (§1 "Read once").
+
+    Paths are text; a lone surrogate U+DC80-U+DCFF stands for a raw byte that
+    is not UTF-8 (os.fsencode's surrogateescape).
     """
 
     files: tuple[tuple[str, bytes], ...]
     links: tuple[tuple[str, str], ...] = ()
     outside: tuple[tuple[str, bytes], ...] = ()
     ledger_is_symlink: bool = False
+    hardlinks: tuple[tuple[str, str], ...] = ()
 
 
 # ---------------------------------------------------------------------------
@@ -105,6 +126,10 @@ def write_space(root: Path, spec: SpaceSpec) -> Path:
         target = space.joinpath(*rel.split("/"))
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+    for new_rel, existing_rel in spec.hardlinks:
+        new = ledger.joinpath(*new_rel.split("/"))
+        new.parent.mkdir(parents=True, exist_ok=True)
+        os.link(ledger.joinpath(*existing_rel.split("/")), new)
     for link_rel, target_rel in spec.links:
         link = ledger.joinpath(*link_rel.split("/"))
         link.parent.mkdir(parents=True, exist_ok=True)
@@ -313,6 +338,78 @@ def _data_class_value() -> st.SearchStrategy[str]:
     )
 
 
+# §7: keys that are `data_class` once case is folded and `-`, `_`, spaces
+# are removed (they declare unknown), and near misses that are just other keys.
+_MISSPELT_CLASS_KEYS = [
+    "Data_Class",
+    "DATA-CLASS",
+    "data class",
+    "dataclass",
+    "dataClass",
+    "DataClass",
+    "data-class",
+    "data__class",
+    "_data_class",
+    "'data_class '",
+    '"Data Class"',
+    "DATACLAß",
+]
+_NEAR_MISS_CLASS_KEYS = ["data_classes", "data_clas", "metadata_class", "data.class", "class", "data"]
+
+
+@st.composite
+def misspelt_class_key_line(draw: st.DrawFn) -> str:
+    """§7: a line with a misspelt `data_class` key (any value), or a near miss that is not one."""
+    key = draw(st.sampled_from(_MISSPELT_CLASS_KEYS + _NEAR_MISS_CLASS_KEYS[:3]))
+    value = draw(st.sampled_from(["public", "restricted", "~", "", "[internal]", "Confidential"]))
+    return f"{key}: {value}".rstrip()
+
+
+def nested_yaml(level: int, style: str, with_value: bool, key: str = "nest") -> str:
+    """YAML lines for the top-level key ``key`` whose value nests down to collection level ``level``.
+
+    The top mapping is level 1 (§2), so the deepest collection in the result
+    is at exactly ``level``. ``style`` is "block_map", "block_seq",
+    "flow_map", "flow_seq" or "mixed". Without a value, the deepest collection
+    is empty (flow) or holds a null (block).
+    """
+    inner = level - 1  # collections below the top mapping
+    if style == "block_map":
+        lines = [f"{key}:"] + ["  " * i + "n:" for i in range(1, inner)]
+        last = "  " * inner + ("n: v" if with_value else "n:")
+        return "\n".join([*lines, last])
+    if style == "block_seq":
+        # `- - v`: each `- ` opens one more sequence.
+        if with_value:
+            return f"{key}:\n" + "- " * inner + "v"
+        return f"{key}:\n" + "- " * (inner - 1) + "-"
+    if style == "flow_map":
+        if with_value:
+            return f"{key}: " + "{n: " * inner + "v" + "}" * inner
+        return f"{key}: " + "{n: " * (inner - 1) + "{}" + "}" * (inner - 1)
+    if style == "flow_seq":
+        if with_value:
+            return f"{key}: " + "[" * inner + "v" + "]" * inner
+        return f"{key}: " + "[" * inner + "]" * inner
+    # mixed: block mappings at indents 1..maps, the last one holding a flow
+    # sequence for the remaining levels
+    maps = inner // 2
+    seqs = inner - maps
+    flow = "[" * seqs + ("v" if with_value else "") + "]" * seqs
+    if maps == 0:
+        return f"{key}: {flow}"
+    lines = [f"{key}:"] + ["  " * i + "n:" for i in range(1, maps)]
+    return "\n".join([*lines, "  " * maps + "n: " + flow])
+
+
+@st.composite
+def nested_entry(draw: st.DrawFn) -> str:
+    """§2 nesting: a top-level entry whose deepest collection is at level 63-66 (64 is the last valid)."""
+    level = draw(st.sampled_from([63, 64, 64, 65, 65, 66, 2, 3]))
+    style = draw(st.sampled_from(["block_map", "block_seq", "flow_map", "flow_seq", "mixed"]))
+    return nested_yaml(level, style, draw(st.booleans()))
+
+
 # ---------------------------------------------------------------------------
 # Frontmatter and body
 # ---------------------------------------------------------------------------
@@ -331,7 +428,7 @@ def _frontmatter_lines(draw: st.DrawFn, kind: str) -> list[str]:
     }
     for key, make in fields.items():
         presence = {"status": 0.85, "updated_at": 0.8, "slug": 0.5, "title": 0.6, "data_class": 0.35}[key]
-        if draw(st.floats(0, 1)) < presence:
+        if draw(st.integers(0, 99)) < presence * 100:
             entries.append(f"{key}: {draw(make())}")
     extras = draw(
         st.lists(
@@ -356,8 +453,12 @@ def _frontmatter_lines(draw: st.DrawFn, kind: str) -> list[str]:
         )
     )
     entries.extend(extras)
+    if draw(st.integers(0, 5)) == 0:
+        entries.append(draw(misspelt_class_key_line()))
+    if draw(st.integers(0, 7)) == 0:
+        entries.append(draw(nested_entry()))
     entries = draw(st.permutations(entries))
-    if entries and draw(st.floats(0, 1)) < 0.15:
+    if entries and draw(st.integers(0, 99)) < 15:
         # A key given twice keeps its last value (§2).
         key = draw(st.sampled_from(["status", "updated_at", "slug", "data_class", "title"]))
         first = {
@@ -372,13 +473,47 @@ def _frontmatter_lines(draw: st.DrawFn, kind: str) -> list[str]:
 
 
 @st.composite
+def long_heading(draw: st.DrawFn) -> str:
+    """An ATX heading (or near miss) with long runs of spaces, tabs or `#`: linear-time parsing."""
+    n = draw(st.integers(50, 1500))
+    level = draw(st.sampled_from(["#", "#", "##", "######", "#######"]))
+    run = draw(st.sampled_from([" ", "\t", "#", " \t", "# ", " #"])) * n
+    shape = draw(st.integers(0, 6))
+    if shape == 0:
+        return f"{level} title{run}"  # trailing run
+    if shape == 1:
+        return f"{level}{run}title"  # run before the text
+    if shape == 2:
+        return f"{level} a{run}b"  # run in the middle
+    if shape == 3:
+        return f"{level} {run}"  # nothing but the run
+    if shape == 4:
+        return f"{level} title {'#' * n}{run}x"  # a `#` run that is not a closing one
+    if shape == 5:
+        return f"{level} title{run}{'#' * n}"
+    return f"{run}{level} title"  # indented by the run: a heading only if 0-3 spaces
+
+
+@st.composite
 def _body(draw: st.DrawFn, kind: str) -> list[str]:
     """Markdown body lines: headings, paragraphs, fenced code, metrics sections."""
     chunks: list[list[str]] = []
     pieces = draw(
         st.lists(
             st.sampled_from(
-                ["h1", "h1", "h2", "para", "list", "fence", "metrics", "metrics", "weird_heading", "blank"]
+                [
+                    "h1",
+                    "h1",
+                    "h2",
+                    "para",
+                    "list",
+                    "fence",
+                    "metrics",
+                    "metrics",
+                    "weird_heading",
+                    "long_heading",
+                    "blank",
+                ]
             ),
             max_size=6,
         )
@@ -428,6 +563,8 @@ def _body(draw: st.DrawFn, kind: str) -> list[str]:
                     )
                 ]
             )
+        elif piece == "long_heading":
+            chunks.append([draw(long_heading())])
         elif piece == "para":
             chunks.append(
                 [
@@ -605,6 +742,11 @@ def agents_bytes(draw: st.DrawFn) -> bytes | None:
                 "frontmatter",
                 "frontmatter",
                 "broken_frontmatter",
+                "broken_frontmatter",
+                "other_format",
+                "other_format",
+                "misspelt_key",
+                "nested",
                 "long",
                 "no_final_newline",
             ]
@@ -626,15 +768,47 @@ def agents_bytes(draw: st.DrawFn) -> bytes | None:
         dc = draw(_data_class_value())
         text = f"---\ndata_class: {dc}\nowner: ops\n---\n# Agents\n\nRules 😀.\n"
     elif mode == "broken_frontmatter":
+        # §2: unclosed, YAML that does not parse, or not a mapping: unknown.
         text = draw(
             st.sampled_from(
                 [
                     "---\ndata_class: restricted\n# never closed\n",
+                    "---\ndata_class: public\n",
+                    "---\n",
+                    "\n  \n---\ndata_class: public\nBody without a closing fence.\n",
                     "---\ndata_class: [unclosed\n---\nbody\n",
+                    "---\ndata_class: public\nkey: : :\n---\nbody\n",
+                    "---\n\tdata_class: public\n---\n",
+                    "---\ndata_class: 'open\n---\n",
                     "---\n- data_class: restricted\n---\nbody\n",
+                    "---\njust a scalar\n---\nbody\n",
+                    "---\n[public]\n---\n",
                 ]
             )
         )
+    elif mode == "other_format":
+        # §2: a `+++` line or a `{` line opens another frontmatter format: unknown.
+        text = draw(
+            st.sampled_from(
+                [
+                    '+++\ndata_class = "public"\n+++\n# Agents\n',
+                    "+++\n",
+                    '+++\ntitle = "never closed"\n',
+                    '{\n  "data_class": "public"\n}\n# Agents\n',
+                    "{\n",
+                    "{\nnot json at all\n",
+                ]
+            )
+        )
+    elif mode == "misspelt_key":
+        # §7: a misspelt key declares unknown, even alongside `data_class`.
+        key_line = draw(misspelt_class_key_line())
+        also = draw(st.sampled_from(["", "data_class: public\n"]))
+        text = f"---\n{also}{key_line}\n---\n# Agents\n"
+    elif mode == "nested":
+        # §2: nesting deeper than level 64 makes the frontmatter broken: unknown.
+        dc = draw(st.sampled_from(["public", "internal", "restricted"]))
+        text = f"---\ndata_class: {dc}\n{draw(nested_entry())}\n---\n# Agents\n"
     else:  # long: overflows small caps, and is cut inside multi-byte characters
         unit = draw(st.sampled_from(["😀", "é", "日", "a", "a😀"]))
         text = "# Agents\n" + unit * draw(st.integers(50, 3000)) + "\n"
@@ -645,8 +819,26 @@ def agents_bytes(draw: st.DrawFn) -> bytes | None:
 # Whole spaces
 # ---------------------------------------------------------------------------
 
-_SUBDIRS = ["", "", "", "sub", "sub/deeper", "archive", "Ünï"]
+# Deep folder chains (§1: subfolders at any depth; loops from deep down).
+_DEEP = "/".join(f"d{i}" for i in range(1, 13))
+_SUBDIRS = ["", "", "", "sub", "sub/deeper", "archive", "Ünï", _DEEP]
 _STEMS = ["a", "b", "alpha", "0007-use-jwt", "é", "日本語", "😀 emoji", "x y", "Zed", "a.b", "-dash"]
+# §1: names that are reported and ignored: another case or extension, hidden,
+# or a path that is not clean text (a control character, U+2028, bytes that
+# are not UTF-8; "\udcff" is written as the raw byte 0xFF).
+_IGNORED_NAMES = [
+    "x.MD",
+    "y.markdown",
+    "pic.png",
+    ".hidden.md",
+    ".hiddendir/z.md",
+    "sub/notes.txt",
+    "bell\x07.md",
+    "new\nline.md",
+    "sep\u2028.md",
+    "bad\udcffbyte.md",
+    "esc\x1bdir/inner.md",
+]
 
 
 @st.composite
@@ -671,16 +863,7 @@ def _kind_files(draw: st.DrawFn, kind: str, max_docs: int) -> list[tuple[str, by
             continue
         seen.add(rel)
         files.append((rel, draw(document_bytes(kind))))
-    # Files that are ignored: another case, another extension, hidden (§1).
-    ignored = draw(
-        st.lists(
-            st.sampled_from(
-                ["x.MD", "y.markdown", "pic.png", ".hidden.md", ".hiddendir/z.md", "sub/notes.txt"]
-            ),
-            max_size=2,
-            unique=True,
-        )
-    )
+    ignored = draw(st.lists(st.sampled_from(_IGNORED_NAMES), max_size=2, unique=True))
     for name in ignored:
         rel = f"{kind}/{name}"
         if rel not in seen:
@@ -689,65 +872,211 @@ def _kind_files(draw: st.DrawFn, kind: str, max_docs: int) -> list[tuple[str, by
     return files
 
 
+def _is_clean(rel: str) -> bool:
+    """A path the generator may point links at: clean text, no hidden component."""
+    if any(part.startswith(".") for part in rel.split("/")):
+        return False
+    return all(unicodedata.category(ch) not in ("Cc", "Cs") and ch not in "\u2028\u2029" for ch in rel)
+
+
+def _folders_of(rel: str) -> list[str]:
+    """The folders on the way from the ledger root down to ``rel``'s folder, root (".") first."""
+    parts = rel.split("/")[:-1]
+    return ["."] + ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+@dataclass
+class _LinkPlan:
+    """What ``_links`` adds to a space; paths are relative to the ledger root."""
+
+    files: list[tuple[str, bytes]]
+    links: list[tuple[str, str]]
+    hardlinks: list[tuple[str, str]]
+    outside: list[tuple[str, bytes]]
+
+
+_LINK_SHAPES = [
+    "file_same",
+    "file_same",
+    "file_first",
+    "file_cross",
+    "file_cross",
+    "to_agents",
+    "agents_to_doc",
+    "hard",
+    "hard",
+    "hard_agents",
+    "outside_file",
+    "dangling",
+    "outside_dir",
+    "loop_kind",
+    "loop_root",
+    "loop_self",
+    "loop_ancestor",
+    "loop_ancestor",
+    "dir_in",
+    "dir_cross",
+    "dir_cross",
+    "experiments_to_findings",
+    "store",
+    "chain",
+    "hidden_target",
+    "txt_target",
+]
+
+
 @st.composite
-def _links(
-    draw: st.DrawFn, files: list[tuple[str, bytes]], cross_kind: bool
-) -> tuple[list[tuple[str, str]], list[tuple[str, bytes]]]:
-    """§1 symbolic links: into the ledger, outside it, dangling, and directory loops."""
-    links: list[tuple[str, str]] = []
-    outside: list[tuple[str, bytes]] = []
-    docs = [
-        rel
-        for rel, _ in files
-        if rel.endswith(".md") and "/" in rel and not rel.split("/")[-1].startswith(".")
-    ]
-    count = draw(st.integers(0, 3))
-    for index in range(count):
-        kind = draw(st.sampled_from(KINDS))
-        what = draw(
-            st.sampled_from(
-                ["file_in", "file_in", "outside_file", "dangling", "loop", "dir_in", "outside_dir"]
-            )
+def _links(draw: st.DrawFn, files: list[tuple[str, bytes]], cross_kind: bool, most: int) -> _LinkPlan:
+    """§1 links: inside, outside, dangling, loops, cross-kind, hard links, files reachable only by link."""
+    plan = _LinkPlan(list(files), [], [], [])
+    taken = {rel for rel, _ in files}
+
+    def docs(kind: str | None = None) -> list[str]:
+        return sorted(
+            rel
+            for rel, _ in plan.files
+            if rel.endswith(".md")
+            and rel != "agents.md"
+            and _is_clean(rel)
+            and rel.split("/")[0] in KINDS
+            and (kind is None or rel.startswith(kind + "/"))
         )
-        link_rel = f"{kind}/link-{index}.md"
-        if what == "file_in":
-            pool = docs if cross_kind else [d for d in docs if d.startswith(kind + "/")]
-            if cross_kind and draw(st.booleans()):
-                pool = [*pool, "agents.md"]
-            if not pool:
-                continue
-            links.append((link_rel, draw(st.sampled_from(sorted(pool)))))
-        elif what == "outside_file":
-            outside.append(
+
+    def folders(kind: str | None = None) -> list[str]:
+        found = {f for rel in docs(kind) for f in _folders_of(rel)[2:]}  # below a kind folder
+        return sorted(found)
+
+    def add_link(link: str, target: str) -> None:
+        if link not in taken:
+            taken.add(link)
+            plan.links.append((link, target))
+
+    def add_file(rel: str, data: bytes) -> None:
+        if rel not in taken:
+            taken.add(rel)
+            plan.files.append((rel, data))
+
+    for index in range(draw(st.integers(1, most))):
+        kind = draw(st.sampled_from(KINDS))
+        shape = draw(st.sampled_from(_LINK_SHAPES))
+        if not cross_kind and shape in (
+            "file_cross",
+            "to_agents",
+            "agents_to_doc",
+            "hard_agents",
+            "dir_cross",
+        ):
+            shape = "file_same"
+        if not cross_kind and shape == "experiments_to_findings":
+            shape = "dir_in"
+        here = draw(st.sampled_from(["", *folders(kind)]))  # where the link lives
+        base = f"{here}/" if here else f"{kind}/"
+        if shape in ("file_same", "file_first"):
+            pool = docs(kind)
+            if pool:
+                target = draw(st.sampled_from(pool))
+                # "!" sorts before every other name here: a link that comes
+                # first in code-point order, while the file has its own place.
+                name = f"!first-{index}.md" if shape == "file_first" else f"link-{index}.md"
+                add_link(base + name, target)
+        elif shape == "file_cross":
+            pool = [d for d in docs() if not d.startswith(kind + "/")]
+            if pool:
+                add_link(base + f"cross-{index}.md", draw(st.sampled_from(pool)))
+        elif shape == "to_agents":
+            if "agents.md" in taken:
+                add_link(base + f"agents-{index}.md", "agents.md")
+        elif shape == "agents_to_doc":
+            pool = docs("decisions") or docs()
+            if pool and "agents.md" not in taken:
+                add_link("agents.md", draw(st.sampled_from(pool)))
+        elif shape in ("hard", "hard_agents"):
+            pool = docs() if cross_kind else docs(kind)
+            if shape == "hard_agents":
+                pool = docs("decisions") or pool
+            if pool:
+                target = draw(st.sampled_from(pool))
+                name = "agents.md" if shape == "hard_agents" else base + f"hard-{index}.md"
+                if name not in taken:
+                    taken.add(name)
+                    plan.hardlinks.append((name, target))
+        elif shape == "outside_file":
+            plan.outside.append(
                 (f"outside-{index}.md", b"---\nstatus: active\nupdated_at: 2030-01-01\n---\n# Outside\n")
             )
-            links.append((link_rel, f"../outside-{index}.md"))
-        elif what == "dangling":
-            links.append((link_rel, f"{kind}/missing-{index}.md"))
-        elif what == "loop":
-            links.append((f"{kind}/loop-{index}", kind))
-        elif what == "dir_in":
-            dirs = sorted({posixpath.dirname(d) for d in docs if d.count("/") >= 2})
-            if not cross_kind:
-                dirs = [d for d in dirs if d.startswith(kind + "/")]
-            if not dirs:
-                continue
-            links.append((f"{kind}/linkdir-{index}", draw(st.sampled_from(dirs))))
-        else:
-            outside.append((f"outside-dir-{index}/o.md", b"---\nstatus: current\n---\n"))
-            links.append((f"{kind}/outdir-{index}", f"../outside-dir-{index}"))
-    return links, outside
+            add_link(base + f"out-{index}.md", f"../outside-{index}.md")
+        elif shape == "dangling":
+            add_link(base + f"missing-{index}.md", f"{kind}/nothing-{index}.md")
+        elif shape == "outside_dir":
+            plan.outside.append((f"outside-dir-{index}/o.md", b"---\nstatus: current\n---\n"))
+            add_link(base + f"outdir-{index}", f"../outside-dir-{index}")
+        elif shape == "loop_kind":
+            add_link(base + f"loop-{index}", kind)
+        elif shape == "loop_root":
+            add_link(base + f"root-{index}", ".")
+        elif shape == "loop_self":
+            add_link(base + f"self-{index}", here or kind)
+        elif shape == "loop_ancestor":
+            add_link(base + f"up-{index}", draw(st.sampled_from(_folders_of(base + "x"))))
+        elif shape == "dir_in":
+            pool = [kind, *folders(kind)]
+            add_link(base + f"linkdir-{index}", draw(st.sampled_from(pool)))
+        elif shape == "dir_cross":
+            other = draw(st.sampled_from([k for k in KINDS if k != kind]))
+            add_link(base + f"crossdir-{index}", draw(st.sampled_from([other, *folders(other)])))
+        elif shape == "experiments_to_findings":
+            add_link(
+                f"experiments/findings-{index}", draw(st.sampled_from(["findings", *folders("findings")]))
+            )
+        elif shape == "store":
+            # A folder outside every kind folder: its files are reached only by
+            # links, so the first such path in code-point order names them.
+            add_file("store/s.md", draw(document_bytes(kind)))
+            add_file("store/deeper/t.md", draw(document_bytes(kind)))
+            add_link(base + f"store-{index}", "store")
+        elif shape == "chain":
+            if plan.links:
+                add_link(base + f"chain-{index}.md", draw(st.sampled_from(plan.links))[0])
+        elif shape == "hidden_target":
+            add_file(f"{kind}/.target-{index}.md", draw(document_bytes(kind)))
+            add_link(base + f"visible-{index}.md", f"{kind}/.target-{index}.md")
+        else:  # txt_target
+            add_file(f"{kind}/notes-{index}.txt", draw(document_bytes(kind)))
+            add_link(base + f"astxt-{index}.md", f"{kind}/notes-{index}.txt")
+    return plan
+
+
+@st.composite
+def _deep_chain(draw: st.DrawFn) -> tuple[list[tuple[str, bytes]], list[tuple[str, str]]]:
+    """§1: a chain of 20-60 nested folders with a document at the bottom and links up from there."""
+    kind = draw(st.sampled_from(KINDS))
+    depth = draw(st.integers(20, 60))
+    folder = kind + "/" + "/".join(["c"] * depth)
+    files = [(folder + "/deep.md", draw(document_bytes(kind)))]
+    links: list[tuple[str, str]] = []
+    for index, target in enumerate(
+        draw(st.lists(st.sampled_from(["root", "kind", "mid", "self"]), max_size=2))
+    ):
+        to = {"root": ".", "kind": kind, "mid": kind + "/" + "/".join(["c"] * (depth // 2)), "self": folder}
+        links.append((f"{folder}/up-{index}", to[target]))
+    return files, links
 
 
 @st.composite
 def spaces(
-    draw: st.DrawFn, links: bool = True, cross_kind_links: bool = False, max_docs_per_kind: int = 6
+    draw: st.DrawFn,
+    links: bool = True,
+    cross_kind_links: bool = True,
+    max_docs_per_kind: int = 6,
+    links_always: bool = False,
+    most_links: int = 4,
 ) -> SpaceSpec:
     """A whole ledger space: agents.md, five kind folders (or fewer), extras, maybe links.
 
-    ``cross_kind_links`` allows links from one kind folder to a document or
-    folder of another kind (or to agents.md). How those are handled depends
-    on the SPEC-SILENT dedupe rule, so they are off by default.
+    ``links_always`` adds links (symbolic and hard) to every space instead of
+    a quarter of them. ``cross_kind_links`` allows links from one kind folder
+    to a document or folder of another kind, or to and from agents.md (§1
+    "Read once" settles which path and kind such a file takes).
     """
     files: list[tuple[str, bytes]] = []
     agents = draw(agents_bytes())
@@ -778,11 +1107,20 @@ def spaces(
     for rel in extras:
         files.append((rel, b"---\nstatus: active\nupdated_at: 2030-01-01\n---\n# Ignored\n"))
     link_list: list[tuple[str, str]] = []
+    hardlinks: list[tuple[str, str]] = []
     outside: list[tuple[str, bytes]] = []
-    if links and draw(st.integers(0, 3)) == 0:
-        link_list, outside = draw(_links(files, cross_kind_links))
+    if links and draw(st.integers(0, 5)) == 0:
+        chain_files, chain_links = draw(_deep_chain())
+        files.extend(chain_files)
+        link_list.extend(chain_links)
+    if links and (links_always or draw(st.integers(0, 3)) == 0):
+        plan = draw(_links(files, cross_kind_links, most_links))
+        files = plan.files
+        link_list.extend(plan.links)
+        hardlinks = plan.hardlinks
+        outside = plan.outside
     ledger_is_symlink = draw(st.integers(0, 9)) == 0
-    return SpaceSpec(tuple(files), tuple(link_list), tuple(outside), ledger_is_symlink)
+    return SpaceSpec(tuple(files), tuple(link_list), tuple(outside), ledger_is_symlink, tuple(hardlinks))
 
 
 def cap_tokens() -> st.SearchStrategy[int]:

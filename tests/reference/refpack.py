@@ -21,6 +21,9 @@ that starts ``# SPEC-SILENT:``.
 Problems that the spec says must be "reported" (warnings, skipped files) do
 not change the pack's bytes, so this oracle only skips those files. It
 collects no messages.
+
+File names are read as bytes and decoded as strict UTF-8 here, so the result
+does not depend on Python's file-system encoding or the locale (§1, §6).
 """
 
 from __future__ import annotations
@@ -93,107 +96,139 @@ _BOUNDARY_LINE = re.compile(r"-{3,}[ \t]*")
 
 @dataclass(frozen=True)
 class _Candidate:
-    """One way of reaching a file (§1). ``path`` is relative to the space and uses `/`."""
+    """One path by which the walk reaches a file (§1).
+
+    ``path`` is relative to the space and uses `/`. ``identity`` is the
+    (device, inode) of the file itself, so paths through symbolic links and
+    hard links to one file share it. ``via_link`` is true when a component of
+    the path below the ledger root is a symbolic link.
+    """
 
     path: str
-    fs_path: str
-    real: str
+    fs_path: bytes
+    identity: tuple[int, int]
+    via_link: bool
     kind: str  # "agents" or one of KINDS
     name: str  # the last path component (the file name, or the link's name)
 
 
-def _inside(real: str, root_real: str) -> bool:
+def _decode_name(raw: bytes) -> str | None:
+    """§1: a name read as bytes and decoded as strict UTF-8, whatever the locale.
+
+    Returns None when the name is not clean text: bytes that are not valid
+    UTF-8, a control character (Cc), or U+2028/U+2029. Every path below such
+    a name holds it, so the whole entry is left out.
+    """
+    try:
+        name = raw.decode("utf-8", errors="strict")
+    except UnicodeDecodeError:
+        return None
+    for ch in name:
+        if unicodedata.category(ch) == "Cc" or ch in ("\u2028", "\u2029"):
+            return None
+    return name
+
+
+def _inside(real: bytes, root_real: bytes) -> bool:
     """§1: does ``real`` lie inside the ledger root's real path?"""
-    # SPEC-SILENT: the root itself counts as "inside". A link to the root, or
-    # to an ancestor on the walk, is then caught as a directory loop.
+    # SPEC-SILENT: the root itself counts as "inside". A link to the root is
+    # then caught as a loop (§1 "Loops"); either way it is skipped.
     if real == root_real:
         return True
-    return real.startswith(root_real.rstrip(os.sep) + os.sep)
+    return real.startswith(root_real.rstrip(b"/") + b"/")
 
 
-def _follow(fs_path: str, root_real: str) -> tuple[str, os.stat_result] | None:
-    """§1 symbolic links: return (real path, stat of the target), or None to skip.
+def _entry(fs_path: bytes, root_real: bytes) -> tuple[bool, bytes, os.stat_result] | None:
+    """§1: (is a symbolic link, real path, stat of what it names), or None to skip it.
 
-    A link is followed only when its target's real path lies inside the ledger
-    root's real path. Any other link is skipped, and so is a dangling one
-    (a chain of links that loops counts as dangling).
+    A symbolic link is followed only when its target's real path lies inside
+    the ledger root's real path. Any other link is skipped, and so is a
+    dangling one (a chain of links that loops counts as dangling). Links to
+    links are resolved to the end (os.path.realpath); only the final target
+    must lie inside.
     """
-    if os.path.islink(fs_path):
-        try:
-            st = os.stat(fs_path)  # follows the link; fails if dangling or looping
-        except OSError:
-            return None
-        real = os.path.realpath(fs_path)
-        if not _inside(real, root_real):
-            return None
-        return real, st
     try:
-        st = os.lstat(fs_path)
+        lst = os.lstat(fs_path)
     except OSError:
         return None
-    return os.path.realpath(fs_path), st
-
-
-def _path_is_clean(path: str) -> bool:
-    """§1: reject a path that holds a Cc character, U+2028/U+2029, or bytes that are not UTF-8.
-
-    Python turns undecodable bytes in file names into lone surrogates
-    (surrogateescape), so a surrogate here means "not valid UTF-8".
-    """
-    for ch in path:
-        cat = unicodedata.category(ch)
-        if cat == "Cc" or cat == "Cs" or ch in ("\u2028", "\u2029"):
-            return False
-    return True
+    if not stat.S_ISLNK(lst.st_mode):
+        return False, os.path.realpath(fs_path), lst
+    try:
+        st = os.stat(fs_path)  # follows the link; fails if dangling or looping
+    except OSError:
+        return None
+    real = os.path.realpath(fs_path)
+    if not _inside(real, root_real):
+        return None
+    return True, real, st
 
 
 def _walk_kind_folder(
-    dir_fs: str,
+    dir_fs: bytes,
     dir_rel: str,
     kind: str,
-    ancestors: frozenset[str],
-    root_real: str,
+    via_link: bool,
+    on_the_way: tuple[bytes, ...],
+    root_real: bytes,
     out: list[_Candidate],
 ) -> None:
     """§1: collect every `*.md` regular file anywhere below a kind folder.
 
-    Names starting with `.` are ignored. Links are followed only into the
-    root. A directory whose real path is already on the current chain of
-    ancestors is a loop and is not entered again.
+    ``on_the_way`` holds the real paths of the ledger root and of every folder
+    from it down to ``dir_fs`` (``dir_fs`` included). A link to a folder whose
+    real path is one of them is a loop: skipped, nothing below it walked.
     """
+    # SPEC-SILENT: "the folders on the way down to the link" are the folders
+    # the walk went through to reach it (each by its real path), not the real
+    # parents of the link's real location. Only a link can be a loop.
     try:
         names = sorted(os.listdir(dir_fs))
     except OSError:
         # SPEC-SILENT: a folder that cannot be listed contributes nothing.
         return
-    for name in names:
-        if name.startswith("."):
+    for raw in names:
+        name = _decode_name(raw)
+        if name is None or name.startswith("."):
+            continue  # unclean names are skipped (reported); hidden ones ignored
+        child_fs = dir_fs + b"/" + raw
+        entry = _entry(child_fs, root_real)
+        if entry is None:
             continue
-        child_fs = os.path.join(dir_fs, name)
-        child_rel = dir_rel + "/" + name
-        followed = _follow(child_fs, root_real)
-        if followed is None:
-            continue
-        real, st = followed
+        is_link, real, st = entry
         if stat.S_ISDIR(st.st_mode):
-            # SPEC-SILENT: a "loop" is a directory whose real path is already on
-            # the chain of directories that led here (ledger root included).
-            # Two different links to the same non-ancestor folder are both
-            # walked, and the dedupe below keeps one path per file.
-            if real in ancestors:
-                continue
-            _walk_kind_folder(child_fs, child_rel, kind, ancestors | {real}, root_real, out)
+            if is_link and real in on_the_way:
+                continue  # a loop: skipped and reported, nothing below walked
+            _walk_kind_folder(
+                child_fs,
+                dir_rel + "/" + name,
+                kind,
+                via_link or is_link,
+                (*on_the_way, real),
+                root_real,
+                out,
+            )
         elif stat.S_ISREG(st.st_mode) and name.endswith(".md"):
             # SPEC-SILENT: a directory whose name ends in `.md` is walked as a
             # folder. Only regular files are documents (no FIFOs or devices).
-            out.append(_Candidate(child_rel, child_fs, real, kind, name))
+            # For a link, its own name must end in `.md`; the target's name
+            # does not matter.
+            out.append(
+                _Candidate(
+                    dir_rel + "/" + name,
+                    child_fs,
+                    (st.st_dev, st.st_ino),
+                    via_link or is_link,
+                    kind,
+                    name,
+                )
+            )
         # Anything else (`*.MD`, `*.markdown`, images, ...) is ignored.
         # A warning would be reported, but that does not change the pack.
 
 
-def _ledger_root(space: Path) -> str:
+def _ledger_root(space: Path) -> bytes:
     """§1: the ledger root is ``<space>/.ledger`` (it may be a symbolic link to a directory)."""
-    root = os.path.join(os.fspath(space), ".ledger")
+    root = os.fsencode(space) + b"/.ledger"
     if not os.path.isdir(root):
         # SPEC-SILENT: for the oracle, a "space" without a `.ledger` directory
         # is a caller error and raises.
@@ -202,58 +237,68 @@ def _ledger_root(space: Path) -> str:
 
 
 def _discover(space: Path) -> list[_Candidate]:
-    """§1: find agents.md and every document, then keep one path per file.
+    """§1: find agents.md and every document, then read each file once.
 
-    A file reached by several paths is read once, under the first of those
-    paths in code-point order.
+    Returns one candidate per file, sorted by path.
     """
     root_fs = _ledger_root(space)
     root_real = os.path.realpath(root_fs)
     # §1: "Names match exactly, case included". Compare against the listing
     # so that a case-insensitive file system cannot match `Decisions/`.
-    top_names = set(os.listdir(root_fs))
+    top_names = {_decode_name(raw) for raw in os.listdir(root_fs)}
     found: list[_Candidate] = []
 
+    # SPEC-SILENT: `.ledger` being a link does not make every path one "through
+    # a link"; only links below the ledger root count for "read once".
     if "agents.md" in top_names:
-        agents_fs = os.path.join(root_fs, "agents.md")
-        followed = _follow(agents_fs, root_real)
-        if followed is not None and stat.S_ISREG(followed[1].st_mode):
-            found.append(_Candidate(".ledger/agents.md", agents_fs, followed[0], "agents", "agents.md"))
+        entry = _entry(root_fs + b"/agents.md", root_real)
+        if entry is not None and stat.S_ISREG(entry[2].st_mode):
+            is_link, _real, st = entry
+            found.append(
+                _Candidate(
+                    ".ledger/agents.md",
+                    root_fs + b"/agents.md",
+                    (st.st_dev, st.st_ino),
+                    is_link,
+                    "agents",
+                    "agents.md",
+                )
+            )
         # SPEC-SILENT: an `agents.md` that is not a regular file (a folder, say)
         # counts as absent.
 
     for kind in KINDS:
         if kind not in top_names:
             continue  # a missing kind folder means no documents of that kind
-        kind_fs = os.path.join(root_fs, kind)
-        followed = _follow(kind_fs, root_real)
-        if followed is None or not stat.S_ISDIR(followed[1].st_mode):
+        kind_fs = root_fs + b"/" + kind.encode("ascii")
+        entry = _entry(kind_fs, root_real)
+        if entry is None or not stat.S_ISDIR(entry[2].st_mode):
             # SPEC-SILENT: a kind "folder" that is a file, or a link to outside
             # the root, gives no documents.
             continue
-        kind_real = followed[0]
-        if kind_real == root_real:
+        is_link, kind_real, _st = entry
+        if is_link and kind_real == root_real:
             continue  # a kind folder that links to the root itself is a loop
-        _walk_kind_folder(
-            kind_fs, ".ledger/" + kind, kind, frozenset({root_real, kind_real}), root_real, found
-        )
+        _walk_kind_folder(kind_fs, ".ledger/" + kind, kind, is_link, (root_real, kind_real), root_real, found)
 
-    # §1: a path with control characters, U+2028/U+2029 or bad bytes is skipped.
-    # SPEC-SILENT: unclean paths are dropped BEFORE the dedupe, so a file that
-    # can also be reached through a clean path is still read under that path.
-    clean = [c for c in found if _path_is_clean(c.path)]
+    # §1 "Read once": a file reached by several paths (links or hard links) is
+    # read once, under its link-free path when there is one; among several
+    # link-free paths, or when every path goes through a link, the first in
+    # code-point order. The kind comes from the chosen path. This runs across
+    # agents.md and all five kinds.
+    # SPEC-SILENT: paths that are not clean text never enter this choice (they
+    # are skipped at the walk), so a file that can also be reached through a
+    # clean path is read under that path.
+    by_file: dict[tuple[int, int], list[_Candidate]] = {}
+    for cand in found:
+        by_file.setdefault(cand.identity, []).append(cand)
+    return sorted((_choose_path(paths) for paths in by_file.values()), key=lambda c: c.path)
 
-    # §1 dedupe. SPEC-SILENT: files are the same when their real paths
-    # (os.path.realpath) are equal. Hard links are not merged. The dedupe runs
-    # across agents.md and all five kinds: the kind comes from the chosen
-    # path. Because `.ledger/agents.md` sorts before every `.ledger/<kind>/...`,
-    # a document that links to agents.md is read only as agents.md.
-    by_real: dict[str, _Candidate] = {}
-    for cand in clean:
-        kept = by_real.get(cand.real)
-        if kept is None or cand.path < kept.path:
-            by_real[cand.real] = cand
-    return sorted(by_real.values(), key=lambda c: c.path)
+
+def _choose_path(paths: list[_Candidate]) -> _Candidate:
+    """§1 Read once: the link-free path if there is one, else (or among several) the first by code point."""
+    link_free = [c for c in paths if not c.via_link]
+    return min(link_free or paths, key=lambda c: c.path)
 
 
 # ---------------------------------------------------------------------------
@@ -261,7 +306,7 @@ def _discover(space: Path) -> list[_Candidate]:
 # ---------------------------------------------------------------------------
 
 
-def _read_text(fs_path: str) -> str | None:
+def _read_text(fs_path: bytes) -> str | None:
     """§1/§2: read at most 10 MiB, decode strict UTF-8, remove a leading BOM, normalise newlines.
 
     Returns None when the file is skipped: it is too large, cannot be read,
@@ -314,23 +359,77 @@ def _split_frontmatter(text: str) -> _Frontmatter:
     return _Frontmatter("unclosed")
 
 
-_YAML_FAILED = object()
+# §2: "the top mapping is level 1 and each mapping or sequence inside adds a
+# level (scalars add none); a frontmatter with a collection deeper than level
+# 64 is invalid".
+MAX_NESTING = 64
 
 
-def _load_yaml(fm_text: str) -> Any:
-    """§2: load with (C)BaseLoader, where every scalar is a string.
+def _raw_nesting(fm_text: str) -> int:
+    """The deepest collection nesting in the YAML events, counted without recursion."""
+    depth = deepest = 0
+    for event in yaml.parse(fm_text, Loader=YAML_LOADER):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+    return deepest
 
-    Returns the loaded object, or _YAML_FAILED when it does not parse.
-    An empty text, or one holding only comments, loads as None. The caller
-    turns None into an empty mapping. A key given twice keeps its last value,
-    because the base constructor assigns the keys in order.
+
+def _loaded_nesting(value: Any) -> int:
+    """The level of the deepest collection in a loaded value (a scalar is 0, ``{}`` is 1).
+
+    An alias to a collection puts that collection (and all it holds) where the
+    alias stands, so the depth is measured on the loaded value, aliases
+    expanded. PyYAML refuses recursive aliases, so the value has no cycles;
+    shared parts are measured once.
+    """
+    # SPEC-SILENT: nesting counts the loaded value, so an alias to a deep
+    # collection adds that collection's depth where the alias stands.
+    memo: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if not isinstance(node, (dict, list)) or (id(node) in memo and not children_done):
+            continue
+        children = list(node.values()) if isinstance(node, dict) else node
+        if children_done:
+            memo[id(node)] = 1 + max(
+                (memo[id(c)] for c in children if isinstance(c, (dict, list))), default=0
+            )
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children)
+    return memo.get(id(value), 0)
+
+
+def _load_frontmatter(fm_text: str) -> dict[str, Any] | None:
+    """§2: the frontmatter mapping, or None when the frontmatter is invalid.
+
+    Loaded with (C)BaseLoader, where every scalar is a string. Invalid: YAML
+    that does not parse, a collection deeper than level 64, or a value that is
+    not a mapping. An empty text, or one holding only comments, is an empty
+    mapping. A key given twice keeps its last value, because the base
+    constructor assigns the keys in order.
     """
     try:
-        return yaml.load(fm_text, Loader=YAML_LOADER)
+        # The events are checked first, so absurd nesting is refused before
+        # anything is built from it.
+        if _raw_nesting(fm_text) > MAX_NESTING:
+            return None
+        loaded = yaml.load(fm_text, Loader=YAML_LOADER)
     except Exception:
-        # SPEC-SILENT: any exception from the loader (not only YAMLError, for
-        # example a RecursionError on absurd nesting) makes the YAML "not parse".
-        return _YAML_FAILED
+        # SPEC-SILENT: any exception from the loader (not only YAMLError)
+        # makes the YAML "not parse".
+        return None
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        return None  # a list or scalar instead of a mapping
+    if _loaded_nesting(loaded) > MAX_NESTING:
+        return None
+    return loaded
 
 
 # ---------------------------------------------------------------------------
@@ -446,13 +545,13 @@ def _heading(line: str) -> tuple[int, str] | None:
     level = len(match.group(1))
     content = line[match.end() :].strip(" \t")
     # The closing run of `#`: either the whole content, or a run preceded by
-    # a space or tab.
-    if re.fullmatch(r"#+", content):
+    # a space or tab. Found by plain string operations, so long runs of
+    # spaces, tabs or `#` cost linear time.
+    without_run = content.rstrip("#")
+    if without_run == "":
         content = ""
-    else:
-        closing = re.search(r"[ \t]+#+$", content)
-        if closing is not None:
-            content = content[: closing.start()]
+    elif len(without_run) < len(content) and without_run[-1] in " \t":
+        content = without_run
     return level, content.strip(" \t")
 
 
@@ -535,8 +634,22 @@ def _metrics_lines(body_lines: list[str]) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
+def _is_misspelt_class_key(key: Any) -> bool:
+    """§7: a key that is not `data_class` but equals it once case is folded and `-`, `_`, spaces removed."""
+    # SPEC-SILENT: "spaces" means U+0020 only, and only top-level keys count.
+    # Case folding is str.casefold(), so `DATACLAß` folds to `dataclass` too.
+    if not isinstance(key, str) or key == "data_class":
+        return False
+    folded = key.casefold()
+    for removed in ("-", "_", " "):
+        folded = folded.replace(removed, "")
+    return folded == "dataclass"
+
+
 def _declared_class(fm: dict[str, Any]) -> str | None:
     """§7: None (declares none), one of the four classes, or "unknown"."""
+    if any(_is_misspelt_class_key(key) for key in fm):
+        return UNKNOWN_CLASS  # whatever its value, even alongside `data_class`
     value = _field(fm, "data_class")
     if value is None:
         return None
@@ -582,6 +695,45 @@ class _Source:
     data_class: str | None
 
 
+# §2: agents.md that "opens with what looks like another frontmatter format
+# (a `+++` line, or a `{` line)" declares unknown.
+# SPEC-SILENT: "opens with" means the first line that is not blank (blank as
+# in §2: only spaces and tabs), as for a YAML frontmatter. "A `+++` line" is
+# `+++` alone or followed by a space or tab (TOML's fence, also in the one-line
+# form `+++ key = "v" +++`; `++++` is not one).
+# "A `{` line" is any line that starts with `{` (JSON may open and close on
+# one line); fail closed.
+_OTHER_FORMAT_LINE = re.compile(r"\+\+\+(?:[ \t].*)?|\{.*")
+
+
+def _opens_with_other_format(text: str) -> bool:
+    for line in text.split("\n"):
+        if _BLANK_LINE.fullmatch(line):
+            continue
+        return _OTHER_FORMAT_LINE.fullmatch(line) is not None
+    return False
+
+
+def _agents_source(path: str, text: str, split: _Frontmatter) -> _Source:
+    """§2: agents.md needs no frontmatter; if it has a valid one, only data_class is read.
+
+    A broken frontmatter (unclosed, YAML that does not parse or is not a
+    mapping) or an opening that looks like another frontmatter format
+    declares unknown (§7, fail closed). The text is served verbatim either way.
+    """
+    # SPEC-SILENT: a frontmatter nested deeper than level 64 is invalid (§2),
+    # so for agents.md it counts as broken: unknown.
+    data_class: str | None
+    if split.state == "closed":
+        loaded = _load_frontmatter(split.text or "")
+        data_class = UNKNOWN_CLASS if loaded is None else _declared_class(loaded)
+    elif split.state == "unclosed" or _opens_with_other_format(text):
+        data_class = UNKNOWN_CLASS
+    else:
+        data_class = None  # no frontmatter: declares none
+    return _Source("agents", path, text, "", {}, [], "agents", data_class)
+
+
 def _load_sources(space: Path) -> list[_Source]:
     """§1-§3: every readable agents.md and every valid document, with its fields.
 
@@ -596,26 +748,13 @@ def _load_sources(space: Path) -> list[_Source]:
             continue
         split = _split_frontmatter(text)
         if cand.kind == "agents":
-            # §2: agents.md needs no frontmatter. If it has a valid one, only
-            # data_class is read. If it is broken, there is no class.
-            fm: dict[str, Any] = {}
-            if split.state == "closed":
-                loaded = _load_yaml(split.text or "")
-                if loaded is None:
-                    loaded = {}
-                if isinstance(loaded, dict):
-                    fm = loaded
-            sources.append(_Source("agents", cand.path, text, "", fm, [], "agents", _declared_class(fm)))
+            sources.append(_agents_source(cand.path, text, split))
             continue
         if split.state != "closed":
             continue  # no frontmatter, or unclosed: invalid
-        loaded = _load_yaml(split.text or "")
-        if loaded is _YAML_FAILED:
-            continue
+        loaded = _load_frontmatter(split.text or "")
         if loaded is None:
-            loaded = {}  # empty, or only comments: an empty mapping
-        if not isinstance(loaded, dict):
-            continue  # a list or scalar instead of a mapping: invalid
+            continue  # does not parse, nested too deep, or not a mapping: invalid
         slug = _slug(loaded, cand.name)
         sources.append(
             _Source(
