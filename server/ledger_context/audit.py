@@ -240,6 +240,7 @@ class AuditLog:
         self._failure: str | None = None
         self._queue: queue.Queue[tuple[CallRecord, bytes] | None] = queue.Queue(queue_size)
         self._db: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None  # the open file's, to notice it replaced
         self._retry_at = 0.0  # after a failed open, the next try waits a while
         fault = _placement_fault(path)
         if fault is not None:  # known now: say it before the first call, not after
@@ -295,7 +296,12 @@ class AuditLog:
             return None
         try:
             self._db = connect(self.path, create)
-        except FileNotFoundError:
+            self._identity = _file_identity(self.path)
+        except FileNotFoundError as exc:
+            if not create:  # a reader on a log that does not exist yet: nothing to say
+                return None
+            self._fail(f"cannot open {self.path}: {_reason(exc)}")
+            self._retry_at = time.monotonic() + _REOPEN_AFTER_S
             return None
         except (OSError, sqlite3.Error) as exc:
             self._fail(f"cannot open {self.path}: {_reason(exc)}")
@@ -331,6 +337,13 @@ class AuditLog:
                 return
 
     def _write(self, records: list[tuple[CallRecord, bytes]]) -> None:
+        if self._db is not None and _file_identity(self.path) != self._identity:
+            # The file was removed or replaced under the server: writing on would go to a
+            # file nobody can read. Open (create) the log at its path again.
+            with suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+            self._fail(f"{self.path} was removed or replaced while serving; created again")
         db = self._open(create=True)
         if db is None:
             self.dropped += len(records)
@@ -350,6 +363,15 @@ class AuditLog:
         if self._failure is not None:
             logger.info("ledger-context: the audit log %s is written again", self.path)
             self._failure = None
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of ``path``, or ``None`` when it does not exist."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _reason(exc: BaseException) -> str:

@@ -68,7 +68,7 @@ from .explain import DETAILS, Explanation, explain
 from .explain_path import PathAnswer, explain_path
 from .fields import clean_text
 from .mcp_apps import VIEW_META, budget_apps
-from .mcp_stdio import serve_stdio
+from .mcp_stdio import on_hard_exit, serve_stdio
 from .mcp_watch import ChangeNotifier
 from .paging import PAGE_BYTES, Page, page_of
 from .readout import brief_readout, budget_text, path_text
@@ -755,6 +755,13 @@ def serve(
         max_data_class or "none",
         display_path(audit.path) if audit is not None else "off",
     )
+    if audit is not None:  # a signal's forced exit still writes what the log has queued
+        on_hard_exit(lambda: audit.close(0.5))
+
+    def drain_log() -> None:
+        log.drain(0.2)
+
+    on_hard_exit(drain_log)
     try:
         serve_stdio(server._lowlevel_server, initialization_options(server))
     finally:

@@ -7,9 +7,12 @@ Replaces the SDK's ``stdio_server()``. Our own threads read stdin and write stdo
   messages pass to the SDK unchanged, in both protocol generations;
 - at EOF on stdin, every request read before it is answered before the SDK is told the
   input ended (it cancels whatever is still running), within :data:`EOF_GRACE_SECONDS`;
+  a request still running then is answered with an error saying so, never left unanswered,
+  and the process ends soon after even if that work sits in a worker thread;
 - EPIPE on stdout (the client closed its end) ends serving quietly;
 - SIGINT and SIGTERM end serving at once: answers already handed to the writer are
-  written (for at most :data:`FLUSH_SECONDS`), nothing after the signal is;
+  written (for at most :data:`FLUSH_SECONDS`), nothing after the signal is; a build still
+  running in a worker thread cannot hold the exit (:func:`on_hard_exit`, :data:`EXIT_SECONDS`);
 - an error with code 0 (the SDK's catch-all) goes out as -32603, internal error.
 
 Runs on anyio's asyncio backend; the threads talk to the loop through asyncio's
@@ -47,6 +50,8 @@ EOF_GRACE_SECONDS: Final = 10.0
 """How long requests read before EOF on stdin may still run to get their answers."""
 FLUSH_SECONDS: Final = 0.8
 """How long answers already computed may take to reach stdout when serving stops."""
+EXIT_SECONDS: Final = 1.0
+"""After a signal the process ends this soon even if a worker thread is still building."""
 _OUTPUT_SLOTS: Final = 64
 _READ_CHUNK: Final = 1 << 16
 _INTERNAL_ERROR: Final = -32603
@@ -54,6 +59,30 @@ _INTERNAL_ERROR: Final = -32603
 
 def _key(rid: object) -> tuple[str, object]:
     return (type(rid).__name__, rid)
+
+
+_HARD_EXIT_HOOKS: list[Callable[[], object]] = []
+
+
+def on_hard_exit(hook: Callable[[], object]) -> None:
+    """Run ``hook`` (briefly: e.g. flush the audit log) before a signal's forced exit."""
+    _HARD_EXIT_HOOKS.append(hook)
+
+
+def _exit_soon(output: _Output) -> None:
+    """A signal's backstop: a build in a worker thread cannot be cancelled, and anyio waits
+    for it, so after :data:`EXIT_SECONDS` write what is computed and end the process."""
+
+    def run() -> None:
+        time.sleep(EXIT_SECONDS)
+        output.drain(0.2)
+        for hook in _HARD_EXIT_HOOKS:
+            with contextlib.suppress(Exception):
+                hook()
+        logging.shutdown()
+        os._exit(0)
+
+    threading.Thread(target=run, name="exit", daemon=True).start()
 
 
 class _Output:
@@ -131,6 +160,8 @@ class StdioChannel:
         self.stopped_by: str | None = None
         """Why serving stopped early: a signal's name, or ``"EPIPE"``."""
         self._pending: Counter[tuple[str, object]] = Counter()
+        self._given_up: set[tuple[str, object]] = set()
+        """Requests answered here with an error after EOF: a late SDK answer is dropped."""
         self._eof = False
 
     async def serve(self, server: Server[Any], init_options: InitializationOptions) -> None:
@@ -164,6 +195,8 @@ class StdioChannel:
         if self.stopped_by is None:
             self.stopped_by = reason
             logger.info("ledger-context: stopping (%s)", reason)
+            if reason.startswith("SIG"):
+                _exit_soon(self._output)
         # Answers the SDK hands over from now on fail at once instead of being written.
         self._from_sdk.close()
         self._scope.cancel()
@@ -220,11 +253,26 @@ class StdioChannel:
                 await self._answered.wait()
             if waited.cancelled_caught:
                 logger.warning(
-                    "ledger-context: stdin closed; %d request(s) still running after %.0f s are cancelled",
+                    "ledger-context: stdin closed; %d request(s) still running after %.0f s are "
+                    "cancelled and answered with an error",
                     sum(self._pending.values()),
                     self.eof_grace,
                 )
+                await self._give_up_pending()
         self._to_sdk.close()
+
+    async def _give_up_pending(self) -> None:
+        """Answer every request still running with an error: none is ever left unanswered."""
+        message = (
+            f"the client closed the server's input and this request did not finish within "
+            f"{self.eof_grace:g} s; it was cancelled (keep the input open until every answer arrives)"
+        )
+        for key in list(self._pending):
+            self._given_up.add(key)
+            error = {"jsonrpc": "2.0", "id": key[1], "error": {"code": _INTERNAL_ERROR, "message": message}}
+            await self._output.put(json.dumps(error, separators=(",", ":")).encode("utf-8") + b"\n")
+        self._pending.clear()
+        _exit_soon(self._output)  # the cancelled work may sit in a worker thread: don't wait for it
 
     # -- stdout ------------------------------------------------------------------------
 
@@ -234,6 +282,8 @@ class StdioChannel:
                 message = item.message
                 if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
                     key = _key(message.id)
+                    if key in self._given_up:
+                        continue  # answered already, with the error of _give_up_pending
                     if self._pending[key] > 1:
                         self._pending[key] -= 1
                     else:
