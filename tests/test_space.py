@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from ledger_context import SpaceNotFoundError, find_space
+from conftest import ACTIVE_HARNESS, H, doc_paths, harness, write_ledger
+from ledger_context import SpaceNotFoundError, build_context, find_space
+from ledger_context.cli import main
+from ledger_context.errors import LedgerContextError
 
 
 def test_search_goes_upward_and_takes_the_nearest_space(tmp_path: Path) -> None:
@@ -85,3 +89,84 @@ def test_an_empty_space_names_the_option_and_the_way_out(monkeypatch: pytest.Mon
         space_from_environment(None)
     with pytest.raises(InvalidArgumentError, match="--space is empty"):
         space_from_environment("")
+
+
+# --------------------------------------------------------------------------- file system: the space (hostile input)
+
+
+def test_find_space_names_an_explicit_path_without_a_ledger(tmp_path):
+    with pytest.raises(SpaceNotFoundError) as info:
+        find_space(tmp_path)
+    assert str(tmp_path) in str(info.value)
+
+
+def test_find_space_upward_search_names_where_it_started(tmp_path):
+    start = tmp_path / "a" / "b"
+    start.mkdir(parents=True)
+    if any((d / ".ledger").exists() for d in (start, *start.parents)):
+        pytest.skip("a .ledger exists above the temporary directory")
+    with pytest.raises(SpaceNotFoundError) as info:
+        find_space(start=start)
+    assert str(start) in str(info.value)
+
+
+def test_find_space_takes_the_nearest_ledger_upward(tmp_path):
+    write_ledger(tmp_path / "outer", {"harnesses/h.md": ACTIVE_HARNESS})
+    inner = write_ledger(tmp_path / "outer" / "inner", {})
+    deeper = inner / "x" / "y"
+    deeper.mkdir(parents=True)
+    assert find_space(start=deeper) == inner
+
+
+def test_ledger_that_is_a_file_is_not_a_space(tmp_path):
+    (tmp_path / ".ledger").write_text("not a folder")
+    with pytest.raises(SpaceNotFoundError):
+        find_space(tmp_path)
+
+
+def test_upward_search_passes_over_a_ledger_that_is_a_file(tmp_path):
+    outer = write_ledger(tmp_path / "outer", {})
+    inner = outer / "inner"
+    inner.mkdir()
+    (inner / ".ledger").write_text("not a folder")
+    assert find_space(start=inner) == outer
+
+
+def test_build_context_on_a_directory_without_a_ledger_is_a_clear_error(tmp_path):
+    try:
+        result = build_context(tmp_path)
+    except LedgerContextError:
+        return
+    # If it does not raise, the missing ledger must at least be an error problem.
+    assert result.pack == ""
+    assert [p for p in result.ledger.problems if p.severity == "error"]
+
+
+def test_build_context_on_a_ledger_that_is_a_file_is_a_clear_error(tmp_path):
+    (tmp_path / ".ledger").write_text("not a folder")
+    try:
+        result = build_context(tmp_path)
+    except LedgerContextError:
+        return
+    assert result.pack == ""
+    assert [p for p in result.ledger.problems if p.severity == "error"]
+
+
+def test_check_on_a_directory_without_a_ledger_fails_and_names_it(tmp_path, capsys):
+    status = main(["check", "--space", str(tmp_path)])
+    captured = capsys.readouterr()
+    assert status not in (0, 1)
+    assert str(tmp_path) in captured.err
+
+
+def test_ledger_may_be_a_symbolic_link(tmp_path):
+    real = tmp_path / "elsewhere"
+    write_ledger(tmp_path / "elsewhere", {"harnesses/h.md": ACTIVE_HARNESS})
+    space = tmp_path / "space"
+    space.mkdir()
+    (space / ".ledger").symlink_to(real / ".ledger", target_is_directory=True)
+    # A link inside pointing within the (real) root is followed.
+    os.symlink("h.md", real / ".ledger" / "harnesses" / "l.md")
+    result = build_context(space)
+    assert doc_paths(result) == [H + "h.md"]
+    assert result.pack == harness("h", H + "h.md", "status: active")
