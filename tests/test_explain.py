@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, Files
+from conftest import FIXTURES, Files, doc, write_ledger
 from ledger_context import build_context
 from ledger_context.brief import Brief
 from ledger_context.cli import main
@@ -147,3 +148,19 @@ def test_json_output_is_the_structured_data(ledger: Ledger, capsys: pytest.Captu
     assert main(["explain", "--full", "--json", "--space", str(FIXTURES / "demo")]) == 0
     full = Explanation.model_validate(json.loads(capsys.readouterr().out))
     assert full.pack.bytes == 12216 and len(full.blocks) == 26
+
+
+# Regression: a bug found by trying to break the product.
+def test_documents_the_walk_skips_are_counted_as_read_and_skipped(tmp_path: Path) -> None:
+    space = write_ledger(
+        tmp_path / "s", {"decisions/ok.md": doc(status="accepted"), "decisions/bad.md": b"\xff"}
+    )
+    os.mkfifo(space / ".ledger/decisions/fifo.md")
+    (space / ".ledger/decisions/tab\there.md").write_text(doc(status="accepted"), encoding="utf-8")
+    with open(space / ".ledger/decisions/huge.md", "wb") as handle:
+        handle.truncate(11 * 1024 * 1024)
+    build = build_context(space)
+    decisions = next(k for k in explain(build).kinds if k.kind == "decision")
+    assert (decisions.read, decisions.skipped, decisions.selected) == (5, 4, 1)
+    errors = [p for p in build.ledger.problems if p.severity == "error"]
+    assert len(errors) == 4

@@ -170,3 +170,15 @@ def test_ledger_may_be_a_symbolic_link(tmp_path):
     result = build_context(space)
     assert doc_paths(result) == [H + "h.md"]
     assert result.pack == harness("h", H + "h.md", "status: active")
+
+
+# Regression: a bug found by trying to break the product.
+def test_a_deleted_working_directory_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    with pytest.raises(SpaceNotFoundError, match="working directory no longer exists"):
+        find_space()

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from conftest import (
     assert_skipped,
     check,
     deadline,
+    doc,
     doc_paths,
     fence,
     fm,
@@ -32,6 +34,7 @@ from conftest import (
     write_ledger,
 )
 from ledger_context import build_context
+from ledger_context import walk as walk_module
 from ledger_context.walk import walk_ledger
 
 DECISION = "---\ntitle: X\nstatus: accepted\nupdated_at: 2026-01-01\n---\nBody.\n"
@@ -546,3 +549,87 @@ def test_twenty_thousand_experiments_finish_quickly_and_only_ten_are_packed(tmp_
     assert [b.block.document.path for b in blocks] == [X + f"e{i:05}.md" for i in range(19_999, 19_989, -1)]
     assert result.pack == pack_of(*(b.block.text for b in blocks))
     assert result.ledger.problems == []
+
+
+# Regression: a bug found by trying to break the product.
+def test_a_link_that_moves_a_document_to_another_kind_is_a_warning(tmp_path: Path) -> None:
+    space = write_ledger(tmp_path / "s", {"findings/f1.md": doc(status="current", updated_at="2026-01-01")})
+    (space / ".ledger/decisions").mkdir()
+    os.symlink("../findings/f1.md", space / ".ledger/decisions/see-also.md")
+    build = build_context(space)
+    assert [d.kind for d in build.ledger.documents] == ["finding"]  # spec §1: the link-free path wins
+    (problem,) = build.ledger.problems
+    assert problem.severity == "warning" and problem.path == ".ledger/decisions/see-also.md"
+    assert "read once there with the findings, not with the decisions" in problem.message
+
+
+# Regression: a bug found by trying to break the product.
+def test_a_link_that_vanishes_during_the_walk_is_reported_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    space = write_ledger(tmp_path / "s", {"harnesses/h.md": doc(status="active")})
+    os.symlink("h.md", space / ".ledger/harnesses/link.md")
+    real_realpath = os.path.realpath
+
+    def vanishing(path: Any, **kwargs: Any) -> str:
+        if str(path).endswith("link.md"):
+            raise FileNotFoundError(2, "No such file or directory")
+        return real_realpath(path, **kwargs)
+
+    monkeypatch.setattr(walk_module.os.path, "realpath", vanishing)
+    build = build_context(space)
+    assert build.pack.startswith("## Harness: h (.ledger/harnesses/h.md)")
+    assert [p.path for p in build.ledger.problems] == [".ledger/harnesses/link.md"]
+
+
+# Regression: a bug found by trying to break the product.
+def test_folders_nested_600_deep_are_walked_without_recursion(tmp_path: Path) -> None:
+    space = write_ledger(tmp_path / "s", {})
+    folder = space / ".ledger" / "experiments"
+    os.makedirs(folder)
+    for _ in range(600):
+        folder = folder / "d"
+        try:
+            folder.mkdir()
+        except OSError:  # the path grew past the file system's limit: deep enough
+            break
+    (folder / "x.md").write_text("---\nupdated_at: 2026-01-01\n---\n", encoding="utf-8")
+    build = build_context(space)
+    assert build.pack == "---\nupdated_at: 2026-01-01\n---\n"
+
+
+# Regression: a bug found by trying to break the product.
+def test_links_that_multiply_paths_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    space = write_ledger(tmp_path / "s", {"experiments/x.md": "---\nupdated_at: 2026-01-01\n---\n"})
+    root = space / ".ledger" / "experiments"
+    for level in range(12):  # each level links twice to the next: 4096 paths
+        (root / f"l{level}").mkdir()
+        for name in ("a", "b"):
+            os.symlink(f"../l{level + 1}", root / f"l{level}" / name)
+    (root / "l12").mkdir()
+    monkeypatch.setattr(walk_module, "MAX_DIRECTORY_VISITS", 300)
+    build = build_context(space)
+    assert build.pack == "---\nupdated_at: 2026-01-01\n---\n"
+    assert any(
+        "more than 300 folders below .ledger/experiments/" in p.message and p.severity == "error"
+        for p in build.ledger.problems
+    )
+
+
+# Regression: a bug found by trying to break the product.
+def test_many_folders_under_one_kind_do_not_starve_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    space = write_ledger(
+        tmp_path / "s",
+        {
+            "harnesses/h.md": doc(status="active"),
+            "findings/f.md": doc(status="current", updated_at="2026-01-01"),
+        },
+    )
+    for index in range(60):
+        (space / ".ledger/experiments/runs" / f"{index:02}").mkdir(parents=True)
+    monkeypatch.setattr(walk_module, "MAX_DIRECTORY_VISITS", 50)
+    build = build_context(space)
+    assert [d.kind for d in build.ledger.documents] == ["finding", "harness"]
+    assert "## Harness: h" in build.pack and "## Finding: f" in build.pack
