@@ -60,32 +60,6 @@ def test_demo_counts_read_selected_and_not_selected() -> None:
     assert (experiments.read, experiments.selected, experiments.not_selected) == (100, 10, 90)
 
 
-def test_brief_text_of_the_demo_is_short() -> None:
-    _, text = brief_readout(explain(build_context(FIXTURES / "demo"), "full"))
-    assert len(text.encode("utf-8")) < 2048
-
-
-def test_overflow_full_text_names_each_dropped_block_and_why() -> None:
-    build = build_context(FIXTURES / "overflow")
-    text = budget_text(explain(build, "full"))
-    dropped = [o for o in build.budgeted.blocks if o.outcome == "dropped"]
-    assert dropped
-    for outcome in dropped:
-        line = next(line for line in text.splitlines() if outcome.block.document.path in line)
-        assert line.strip().startswith("dropped")
-        assert "dropped to fit the cap" in line
-
-
-def test_floor_brief_says_truncated_and_by_how_many_bytes() -> None:
-    build = build_context(FIXTURES / "floor")
-    _, text = brief_readout(explain(build, "full"))
-    assert f"truncated, {build.budgeted.cut_bytes} bytes cut" in text
-    assert f"Truncated: yes, {build.budgeted.cut_bytes} bytes cut" in budget_text(explain(build, "full"))
-    assert build.budgeted.cut_bytes == 27605 - 23998 - sum(
-        o.bytes for o in build.budgeted.blocks if o.block.group >= 4
-    )
-
-
 def test_metrics_are_derived_from_the_pack_figures() -> None:
     build = build_context(FIXTURES / "overflow")
     metrics = explain(build).metrics
