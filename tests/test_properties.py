@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import random
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -47,6 +46,19 @@ def test_invariants_hold_on_generated_ledgers(spec: SpaceSpec, cap: int, ceiling
         _check_invariants(build_context(write_space(Path(tmp), spec), cap, ceiling))
 
 
+class _Listing(list[os.DirEntry[str]]):
+    """A shuffled directory listing that, like ``os.scandir``'s, is also a context manager."""
+
+    def __enter__(self) -> _Listing:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
 @SETTINGS
 @given(spec=spaces(), cap=cap_tokens(), seed=st.integers(0, 2**32 - 1))
 def test_pack_ignores_listing_order_and_modification_times(spec: SpaceSpec, cap: int, seed: int) -> None:
@@ -56,11 +68,11 @@ def test_pack_ignores_listing_order_and_modification_times(spec: SpaceSpec, cap:
         shuffle = random.Random(seed)
         real_scandir = os.scandir
 
-        def shuffled(path: str) -> Iterator[os.DirEntry[str]]:
+        def shuffled(path: str | int) -> _Listing:
             with real_scandir(path) as it:
-                entries = list(it)
+                entries = _Listing(it)
             shuffle.shuffle(entries)
-            return iter(entries)
+            return entries
 
         for path in (space / ".ledger").rglob("*"):
             if path.is_file() and not path.is_symlink():
@@ -74,9 +86,7 @@ def test_pack_ignores_listing_order_and_modification_times(spec: SpaceSpec, cap:
 @given(data=st.binary(max_size=400), kind=st.sampled_from(["agents.md", "evals/x.md", "experiments/x.md"]))
 def test_random_bytes_never_raise(data: bytes, kind: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / ".ledger" / kind
-        path.parent.mkdir(parents=True)
-        path.write_bytes(data)
+        write_ledger(Path(tmp), {kind: data})
         _check_invariants(build_context(Path(tmp), 50))
 
 
