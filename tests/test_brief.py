@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, write_ledger
 from ledger_context import build_context
 from ledger_context.brief import (
     AUDIT_BYTES,
@@ -76,19 +76,17 @@ def test_overflow_brief_aggregates_the_dropped_blocks_in_drop_order() -> None:
 def _large_ledger(root: Path) -> Path:
     """5,000 dropped findings, 1,000 withheld decisions, 1,000 broken experiments; long names."""
     long = "x" * 200
-    folders = {name: root / ".ledger" / name for name in ("findings", "decisions", "experiments")}
-    for folder in folders.values():
-        folder.mkdir(parents=True)
-    (root / ".ledger" / "agents.md").write_text("Be brief.\n", encoding="utf-8")
+    files: dict[str | bytes, str | bytes] = {"agents.md": "Be brief.\n"}
     for n in range(5000):
-        (folders["findings"] / f"{n:04d}-{long}.md").write_text(
-            f"---\nstatus: current\nupdated_at: 2026-01-01\ntitle: finding {n}\n---\n", encoding="utf-8"
+        files[f"findings/{n:04d}-{long}.md"] = (
+            f"---\nstatus: current\nupdated_at: 2026-01-01\ntitle: finding {n}\n---\n"
         )
     for n in range(1000):
-        (folders["decisions"] / f"{n:04d}-{long}.md").write_text(
-            "---\nstatus: accepted\nupdated_at: 2026-01-01\ndata_class: restricted\n---\n", encoding="utf-8"
+        files[f"decisions/{n:04d}-{long}.md"] = (
+            "---\nstatus: accepted\nupdated_at: 2026-01-01\ndata_class: restricted\n---\n"
         )
-        (folders["experiments"] / f"{n:04d}-{long}.md").write_text("---\nstatus: [\n---\n", encoding="utf-8")
+        files[f"experiments/{n:04d}-{long}.md"] = "---\nstatus: [\n---\n"
+    write_ledger(root, files)
     return root
 
 

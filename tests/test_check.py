@@ -3,18 +3,39 @@
 from __future__ import annotations
 
 import json
+import os
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from conftest import Files
+from conftest import (
+    ACTIVE_HARNESS,
+    EV,
+    LIMIT,
+    F,
+    Files,
+    H,
+    X,
+    assert_clean_text,
+    check,
+    check_json,
+    deadline,
+    fence,
+    fm,
+    harness,
+    pack_of,
+    sparse_document,
+    titled,
+    write_ledger,
+)
+from ledger_context import build_context
 from ledger_context.check import check_ledger
 from ledger_context.cli import main
 from ledger_context.ledger import read_ledger
 from ledger_context.problems import Problem
-from ledger_context.readout import SUMMARY_AFTER, problems_text
+from ledger_context.readout import SUMMARY_AFTER
 
 Ledger = Callable[[Files], Path]
 D = ".ledger/decisions/"
@@ -173,6 +194,101 @@ def test_repeated_warnings_are_summarised_after_the_first_20_in_text_and_kept_in
     )
 
 
-def test_fewer_than_21_repeats_are_all_listed() -> None:
-    listed = [Problem(f"p{i}", "warning", "same") for i in range(SUMMARY_AFTER)]
-    assert problems_text(listed).count("same") == SUMMARY_AFTER
+# --------------------------------------------------------------------------- check: one file of each broken kind (hostile input)
+
+
+GOOD_FILES: dict[str | bytes, str | bytes] = {
+    "agents.md": "Agents: read the ledger.\n",
+    "harnesses/good.md": fm("status: active\ntitle: Good harness"),
+    "harnesses/dup.md": fm("status: draft\nstatus: active"),
+    "evals/good.md": "---\nstatus: active\n---\n## Metrics\n- accuracy\n",
+    "findings/good.md": fm("status: current\nupdated_at: 2026-03-01"),
+    "decisions/good.md": fm("status: accepted\nupdated_at: 2026-03-02"),
+    "experiments/good.md": fm("updated_at: 2026-03-03"),
+    "harnesses/image.png": b"\x89PNG\r\n",
+    "harnesses/.hidden.md": "not frontmatter",
+}
+
+BROKEN_FILES: dict[str | bytes, str | bytes] = {
+    "harnesses/bad-utf8.md": b"---\nstatus: active\n---\n\xff",
+    "harnesses/no-frontmatter.md": "# Just a title\n",
+    "evals/unclosed.md": "---\nstatus: active\n",
+    "evals/toml.md": '+++\nstatus = "active"\n+++\n',
+    "findings/yaml-error.md": fm("status: current\nupdated_at: @bad"),
+    "findings/list.md": fm("- status\n- current"),
+    "decisions/scalar.md": fm("accepted"),
+    "decisions/list-key.md": fm("status: accepted\n? [a, b]\n: v"),
+    "experiments/deep.md": fm("x: " + "[" * 10_000 + "]" * 10_000),
+    "experiments/nul.md": fm("updated_at: 2026-01-01\nnote: a\x00b"),
+    "experiments/surrogate.md": fm('updated_at: 2026-01-01\nnote: "\\ud800"'),
+    b"harnesses/bad-name-\xff.md": ACTIVE_HARNESS,
+    "harnesses/bad-name-\n.md": ACTIVE_HARNESS,
+}
+
+
+def _add_broken_special_files(space: Path, outside: Path) -> list[str]:
+    root = space / ".ledger"
+    os.mkfifo(root / "experiments" / "fifo.md")
+    sparse_document(root / "experiments" / "huge.md", LIMIT + 1)
+    os.symlink("missing.md", root / "harnesses" / "dangling.md")
+    outside.write_text(ACTIVE_HARNESS)
+    os.symlink(outside, root / "harnesses" / "outside.md")
+    return [X + "fifo.md", X + "huge.md", H + "dangling.md", H + "outside.md"]
+
+
+def test_check_lists_every_broken_file_and_exits_2(tmp_path, capsys):
+    space = write_ledger(tmp_path / "space", {**GOOD_FILES, **BROKEN_FILES})
+    special = _add_broken_special_files(space, tmp_path / "outside.md")
+    with deadline(60):
+        status, data = check_json(space, capsys)
+    assert status == 2
+    reported = {p["path"] for p in data["problems"]}
+    expected = [".ledger/" + k for k in BROKEN_FILES if isinstance(k, str) and "\n" not in k] + special
+    for path in expected:
+        assert path in reported, path
+    escaped = [p for p in reported if p.startswith(H + "bad-name-")]
+    assert len(escaped) == 2
+    for path in reported:
+        assert_clean_text(path)
+    # Every broken document is skipped: an error names it (links: see their own tests).
+    errors = {p["path"] for p in data["problems"] if p["severity"] == "error"}
+    for path in [*expected, *escaped]:
+        if path not in (H + "dangling.md", H + "outside.md"):
+            assert path in errors, path
+
+
+def test_check_text_output_lists_every_broken_file(tmp_path, capsys):
+    space = write_ledger(tmp_path / "space", {**GOOD_FILES, **BROKEN_FILES})
+    special = _add_broken_special_files(space, tmp_path / "outside.md")
+    with deadline(60):
+        status, out = check(space, capsys)
+    assert status == 2
+    for path in [".ledger/" + k for k in BROKEN_FILES if isinstance(k, str) and "\n" not in k] + special:
+        assert path in out, path
+    assert_clean_text(out.replace("\n", " "))
+
+
+def test_pack_with_broken_files_equals_the_pack_of_the_good_files_alone(tmp_path):
+    broken = write_ledger(tmp_path / "broken", {**GOOD_FILES, **BROKEN_FILES})
+    _add_broken_special_files(broken, tmp_path / "outside.md")
+    good = write_ledger(tmp_path / "good", GOOD_FILES)
+    with deadline(60):
+        broken_pack = build_context(broken).pack
+    good_pack = build_context(good).pack
+    assert broken_pack == good_pack
+    assert good_pack == pack_of(
+        "Agents: read the ledger.\n",
+        harness("dup", H + "dup.md", "status: draft\nstatus: active"),
+        harness("Good harness", H + "good.md", "status: active\ntitle: Good harness"),
+        titled("Eval", "good", EV + "good.md", "status: active") + "Metrics:\n- accuracy\n",
+        titled("Finding", "good", F + "good.md", "status: current\nupdated_at: 2026-03-01"),
+        titled("Decision", "good", D + "good.md", "status: accepted\nupdated_at: 2026-03-02"),
+        fence("updated_at: 2026-03-03"),
+    )
+
+
+def test_check_of_a_ledger_with_only_warnings_exits_1(tmp_path, capsys):
+    space = write_ledger(
+        tmp_path / "space", {"harnesses/h.MD": ACTIVE_HARNESS, "harnesses/ok.md": fm("status: a\nstatus: b")}
+    )
+    assert check(space, capsys)[0] == 1

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, Files, doc, libyaml_only
+from conftest import FIXTURES, Files, doc, libyaml_only, write_ledger
 from ledger_context import build_context
 from ledger_context.cli import main
+from ledger_context.explain import explain
 
 Ledger = Callable[[Files], Path]
 DEMO = FIXTURES / "demo"
@@ -198,3 +199,89 @@ def test_the_pure_python_loader_is_reported_by_check(ledger: Ledger) -> None:
     bad = run_cli("check", "--space", str(space), env={**os.environ, "LEDGER_CONTEXT_YAML": "fast"})
     assert bad.returncode == 1
     assert b"LEDGER_CONTEXT_YAML is not one of libyaml, python" in bad.stdout
+
+
+def _run_module(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "ledger_context", *args], capture_output=True, cwd=cwd, check=False, timeout=60
+    )
+
+
+# Regression: a bug found by trying to break the product.
+def test_a_space_path_that_is_not_utf8_is_escaped_everywhere(tmp_path: Path) -> None:
+    space = Path(os.fsdecode(os.fsencode(tmp_path) + b"/sp\xffce"))
+    write_ledger(space, {"agents.md": "hi\n"})
+    assert explain(build_context(space)).space.endswith("/sp\\xffce")
+    for args in (["explain"], ["explain", "--json"], ["check"], ["check", "--json"]):
+        result = _run_module(*args, "--space", os.fsdecode(os.fsencode(space)))
+        assert result.returncode == 0, result.stderr
+        assert b"Traceback" not in result.stderr and b"\\xffce" in result.stdout
+
+
+# Regression: a bug found by trying to break the product.
+def test_serve_refuses_a_missing_space_whose_path_is_not_utf8(tmp_path: Path) -> None:
+    missing = os.fsdecode(os.fsencode(tmp_path) + b"/gone\xe9")
+    result = subprocess.run(
+        [sys.executable, "-m", "ledger_context", "serve", "--space", missing],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 2 and result.stdout == b""
+    assert b"gone\\xe9 does not exist" in result.stderr
+
+
+# Regression: a bug found by trying to break the product.
+def test_an_empty_ceiling_is_refused_not_read_as_no_ceiling(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    demo = str(FIXTURES / "demo")
+    assert main(["pack", "--space", demo, "--max-data-class", ""]) == 2
+    assert main(["pack", "--space", demo, "--max-data-class", "  "]) == 2
+    monkeypatch.setenv("LEDGER_MAX_DATA_CLASS", "")
+    assert main(["pack", "--space", demo]) == 2
+    assert "allowed values: public, internal, confidential, restricted" in capsys.readouterr().err
+
+
+# Regression: a bug found by trying to break the product.
+@pytest.mark.parametrize("cap", ["٥٠", "1_000", "99999999999999999", "+5", " "])
+def test_caps_are_ascii_digits_within_bounds(cap: str) -> None:
+    with pytest.raises(SystemExit):
+        main(["pack", "--space", str(FIXTURES / "demo"), "--cap-tokens", cap])
+
+
+# Regression: a bug found by trying to break the product.
+def test_pack_with_stdout_closed_says_so() -> None:
+    command = 'exec "$0" -m ledger_context pack --space "$1" >&-'
+    result = subprocess.run(
+        ["sh", "-c", command, sys.executable, str(FIXTURES / "demo")],
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert b"Error: standard output is closed" in result.stderr and b"Traceback" not in result.stderr
+
+
+# Regression: a bug found by trying to break the product.
+def test_a_full_disk_is_a_clear_error() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "ledger_context", "pack", "--space", str(FIXTURES / "demo")],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            check=False,
+            timeout=60,
+        )
+    assert result.returncode == 2
+    assert b"Error: cannot write the output (No space left on device)" in result.stderr
+    assert b"Traceback" not in result.stderr
+
+
+# Regression: a bug found by trying to break the product.
+def test_an_empty_cap_from_the_environment_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEDGER_CAP_TOKENS", "")
+    assert main(["pack", "--space", str(FIXTURES / "demo")]) == 2

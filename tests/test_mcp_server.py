@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp_types import ListRootsResult, Root
 
 from conftest import FIXTURES, write_ledger
 from ledger_context.mcp_server import PAGE_KEY, create_server
@@ -132,3 +133,33 @@ async def test_read_document_over_stdio_returns_the_file() -> None:
         result = await client.call_tool("read_document", {"path": DECISION})
         assert "read_document" in (client.instructions or "")
     assert only_text(result).encode("utf-8") == (DEMO / DECISION).read_bytes()
+
+
+# Regression: a bug found by trying to break the product.
+@pytest.mark.anyio
+async def test_resources_and_prompt_follow_the_space_the_roots_chose(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = write_ledger(tmp_path / "cwd", {"agents.md": "the working directory's ledger\n"})
+    chosen = write_ledger(tmp_path / "root", {"agents.md": "the root's ledger\n"})
+    monkeypatch.chdir(here)
+
+    async def roots(_: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=chosen.as_uri(), name="project")])  # type: ignore[arg-type]
+
+    async with Client(create_server(), mode="legacy", list_roots_callback=roots) as client:
+        assert (await client.call_tool("get_context", {})).content[0].text == "the root's ledger\n"  # type: ignore[union-attr]
+        pack = await client.read_resource("ledger://pack")
+        assert pack.contents[0].text == "the root's ledger\n"  # type: ignore[union-attr]
+        prompt = await client.get_prompt("start-task", {"task": "go\ud800"})
+        text = prompt.messages[0].content.text  # type: ignore[union-attr]
+        assert "the root's ledger" in text and text.startswith("Task: go\ufffd\n")
+
+
+# Regression: a bug found by trying to break the product.
+@pytest.mark.anyio
+async def test_instructions_state_the_cap_in_force_and_bad_details_are_not_echoed_whole() -> None:
+    async with Client(create_server(FIXTURES / "demo", cap_tokens=1000), mode="legacy") as client:
+        assert "capped at 1000 tokens" in (client.instructions or "")
+        result = await client.call_tool("get_context", {"detail": "x" * 100_000})
+        assert result.is_error and len(result.content[0].text) < 200  # type: ignore[union-attr]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -228,3 +229,19 @@ async def test_lone_surrogate_escapes_under_the_pure_python_loader_leave_the_ser
             )  # type: ignore[index]
             assert counts == {"error": 2, "warning": 0, "info": 0}
         assert text_of(await client.call_tool("get_context", {})) == ""
+
+
+# Regression: a bug found by trying to break the product.
+@pytest.mark.anyio
+async def test_the_server_keeps_answering_when_the_space_path_is_not_utf8(tmp_path: Path) -> None:
+    missing = os.fsdecode(os.fsencode(tmp_path) + b"/gone\xe9")
+    write_ledger(Path(missing), {"agents.md": "hi\n"})
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "ledger_context", "serve", "--space", missing]
+    )
+    async with Client(params, mode="legacy") as client:
+        shutil.rmtree(missing)  # gone after the start: every call says so, cleanly
+        result = await client.call_tool("get_context", {})
+        assert result.is_error and "gone\\xe9" in result.content[0].text  # type: ignore[union-attr]
+        assert (await client.call_tool("explain_budget", {})).is_error
+        assert len((await client.list_tools()).tools) == 3  # still answering

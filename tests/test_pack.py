@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import Files, doc
+from conftest import Files, doc, fm, write_ledger
 from ledger_context import build_context
 from ledger_context.pack import fenced
 
@@ -207,3 +208,22 @@ def test_newest_first_key_orders_instants_not_strings() -> None:
     assert early is not None and late is not None
     assert early.key > late.key
     assert early.iso == "2026-03-02T04:00:00Z"
+
+
+# --------------------------------------------------------------------------- determinism (hostile input)
+
+
+def test_pack_does_not_depend_on_creation_order_or_mtimes(tmp_path):
+    files = {
+        "harnesses/b.md": fm("status: active\nslug: same"),
+        "harnesses/a.md": fm("status: active\nslug: same"),
+        "findings/x.md": fm("status: current\nupdated_at: 2026-01-01"),
+        "findings/y.md": fm("status: current\nupdated_at: 2026-01-01T00:00:00Z"),
+        "experiments/p.md": fm("updated_at: ~"),
+        "experiments/q.md": fm("updated_at: ~"),
+    }
+    first = write_ledger(tmp_path / "first", files)
+    second = write_ledger(tmp_path / "second", dict(reversed(list(files.items()))))
+    for i, path in enumerate(sorted((second / ".ledger").rglob("*.md"))):
+        os.utime(path, (1_000_000 + i * 7919 % 1000, 1_000_000 + i * 7919 % 1000))
+    assert build_context(first).pack == build_context(second).pack

@@ -5,16 +5,30 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
+import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conftest import FIXTURES, Files, libyaml_only
-from ledger_context import parse
+from conftest import (
+    ACTIVE_HARNESS,
+    FIXTURES,
+    Files,
+    MiB,
+    assert_skipped,
+    deadline,
+    fence,
+    fm,
+    harness,
+    libyaml_only,
+    problems_at,
+    write_ledger,
+)
+from ledger_context import build_context, parse
 from ledger_context.check import check_ledger
-from ledger_context.context import build_context
 from ledger_context.explain import explain
 from ledger_context.frontmatter import FrontmatterError, load_with_yaml
 from ledger_context.parse import parse_document
@@ -240,3 +254,244 @@ def test_an_unselected_document_gets_no_title_and_an_inactive_eval_no_metrics() 
     assert document is not None and (document.title, document.metrics) == ("", ())
     active = parse_document("eval", "e.md", body.replace(b"draft", b"active")).document
     assert active is not None and (active.title, active.metrics) == ("Heading", ("- m",))
+
+
+# --------------------------------------------------------------------------- frontmatter shape: not a mapping (hostile input)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("- status\n- active", id="block-list"),
+        pytest.param("[status, active]", id="flow-list"),
+        pytest.param("just a sentence", id="plain-scalar"),
+        pytest.param('"status: active"', id="quoted-scalar"),
+        pytest.param("|\n  status: active", id="block-scalar"),
+        pytest.param("~", id="null-scalar"),
+    ],
+)
+def test_frontmatter_that_is_not_a_mapping_is_skipped(tmp_path, text):
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text), "harnesses/ok.md": ACTIVE_HARNESS})
+    result = build_context(space)
+    assert_skipped(result, H + "h.md")
+    assert result.pack == harness("ok", H + "ok.md", "status: active")
+
+
+# --------------------------------------------------------------------------- frontmatter shape: other formats (hostile input)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param('+++\nstatus = "active"\n+++\n', id="toml"),
+        pytest.param('{"status": "active"}\n', id="json"),
+        pytest.param(';;;\n{"status": "active"}\n;;;\n', id="json-semicolons"),
+        pytest.param("```yaml\nstatus: active\n```\n", id="fenced-code"),
+    ],
+)
+def test_other_frontmatter_formats_are_not_recognised(tmp_path, text):
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": text})
+    result = build_context(space)
+    assert_skipped(result, H + "h.md")
+    assert result.pack == ""
+
+
+def test_toml_agents_md_is_included_verbatim_without_a_ceiling_and_withheld_under_one(tmp_path):
+    # Spec §2 (updated): a +++ opening line leaves the class unknown (fail closed).
+    text = '+++\ndata_class = "restricted"\n+++\nHello\n'
+    space = write_ledger(tmp_path / "space", {"agents.md": text})
+    assert build_context(space).pack == text
+    result = build_context(space, max_data_class="public")
+    assert result.pack == ""
+    assert [(d.path, d.data_class) for d in result.selection.withheld] == [(".ledger/agents.md", "unknown")]
+
+
+def test_json_inside_yaml_fences_is_a_yaml_flow_mapping(tmp_path):
+    text = '{"status": "active", "slug": "j"}'
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    assert build_context(space).pack == harness("j", H + "h.md", text)
+
+
+# --------------------------------------------------------------------------- frontmatter shape: keys that are not strings (hostile input)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        pytest.param("status: active\n? [a, b]\n: v", 3, id="list-key"),
+        pytest.param("status: active\n? {a: b}\n: v", 3, id="mapping-key"),
+        pytest.param("status: active\n[a, b]: v", 3, id="flow-list-key"),
+    ],
+)
+def test_key_that_is_a_list_or_mapping_is_skipped(tmp_path, text, line):
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    (problem,) = assert_skipped(build_context(space), H + "h.md")
+    assert problem.line == line
+
+
+def test_keys_that_look_like_numbers_booleans_or_null_are_strings(tmp_path):
+    text = "1: one\ntrue: yes\n~: tilde\nnull: n\nstatus: active"
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    result = build_context(space)
+    assert result.pack == harness("h", H + "h.md", text)
+    assert not result.ledger.problems
+
+
+def test_keys_match_exactly_case_included(tmp_path):
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm("Status: active\nSTATUS: active")})
+    result = build_context(space)
+    assert result.pack == ""
+    assert [d.status for d in result.ledger.documents] == [None]
+
+
+# --------------------------------------------------------------------------- frontmatter shape: anchors, aliases, tags (hostile input)
+
+
+def test_alias_resolves_to_the_anchored_value_and_the_text_stays_verbatim(tmp_path):
+    text = "word: &w active\nstatus: *w"
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    assert build_context(space).pack == harness("h", H + "h.md", text)
+
+
+def test_merge_key_is_not_applied_by_the_base_loader(tmp_path):
+    # BaseLoader has no implicit types, the YAML 1.1 merge key included: "<<" is a plain key.
+    text = "base: &b {status: active}\n<<: *b"
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    result = build_context(space)
+    assert result.pack == ""
+    assert [d.status for d in result.ledger.documents] == [None]
+
+
+def test_python_tags_are_not_constructed(tmp_path):
+    text = "status: active\ntitle: !!python/object/apply:os.system [echo pwned]\nslug: !!int 7"
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    result = build_context(space)
+    # title is a list, so the title falls back to the slug; slug stays the string "7".
+    assert result.pack == harness("7", H + "h.md", text)
+
+
+def test_duplicate_anchor_is_a_yaml_error_on_the_second_anchor(tmp_path):
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm("a: &x 1\nb: &x 2\nstatus: active")})
+    (problem,) = assert_skipped(build_context(space), H + "h.md")
+    assert problem.line == 3
+
+
+def _billion_laughs(levels: int = 12) -> str:
+    lines = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for level in range(1, levels):
+        refs = ", ".join([f"*l{level - 1}"] * 10)
+        lines.append(f"l{level}: &l{level} [{refs}]")
+    return "\n".join(lines)
+
+
+def _mapping_bomb(levels: int = 12) -> str:
+    lines = ["m0: &m0 {a: lol, b: lol, c: lol, d: lol, e: lol, f: lol, g: lol, h: lol, i: lol, j: lol}"]
+    for level in range(1, levels):
+        refs = ", ".join(f"k{i}: *m{level - 1}" for i in range(10))
+        lines.append(f"m{level}: &m{level} {{{refs}}}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        pytest.param("status: active", id="plain"),
+        pytest.param("status: active\ntitle: *l11", id="bomb-as-title"),
+        pytest.param("status: active\nslug: *l11", id="bomb-as-slug"),
+        pytest.param("status: active\ndata_class: *l11", id="bomb-as-data-class"),
+        pytest.param("status: active\nupdated_at: *l11", id="bomb-as-updated-at"),
+    ],
+)
+def test_alias_bomb_returns_quickly_with_bounded_memory(tmp_path, extra):
+    text = _billion_laughs() + "\n" + extra
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    tracemalloc.start()
+    started = time.monotonic()
+    try:
+        with deadline(20):
+            result = build_context(space)
+        elapsed = time.monotonic() - started
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert elapsed < 5
+    assert peak < 64 * MiB
+    assert result.pack == harness("h", H + "h.md", text)
+
+
+def test_alias_bomb_as_status_never_matches_and_is_reported(tmp_path):
+    text = _billion_laughs() + "\nstatus: *l11"
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    with deadline(20):
+        result = build_context(space)
+    assert result.pack == ""
+    assert [p.severity for p in problems_at(result, H + "h.md")] == ["warning"]
+
+
+def test_mapping_alias_bomb_returns_quickly_and_renders_verbatim(tmp_path):
+    text = _mapping_bomb() + "\nstatus: active"
+    space = write_ledger(tmp_path / "space", {"experiments/e.md": fm(text + "\nupdated_at: 2026-01-01")})
+    started = time.monotonic()
+    with deadline(20):
+        result = build_context(space)
+    assert time.monotonic() - started < 5
+    assert result.pack == fence(text + "\nupdated_at: 2026-01-01")
+
+
+# --------------------------------------------------------------------------- frontmatter shape: deep nesting (hostile input)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param("[" * 10_000 + "]" * 10_000, id="10000-flow-lists"),
+        pytest.param("{a: " * 10_000 + "x" + "}" * 10_000, id="10000-flow-mappings"),
+        pytest.param("\n" + "".join(" " * (i + 1) + "- \n" for i in range(3_000)), id="3000-block-lists"),
+        pytest.param("[" * 10_000, id="10000-unclosed"),
+    ],
+)
+def test_very_deep_nesting_is_skipped_without_a_crash(tmp_path, value):
+    space = write_ledger(
+        tmp_path / "space",
+        {"harnesses/h.md": fm(f"status: active\ndeep: {value}"), "harnesses/ok.md": ACTIVE_HARNESS},
+    )
+    with deadline(30):
+        result = build_context(space)
+    assert_skipped(result, H + "h.md")
+    assert result.pack == harness("ok", H + "ok.md", "status: active")
+
+
+def test_modest_nesting_is_accepted(tmp_path):
+    text = "status: active\nnested: " + "[" * 20 + "x" + "]" * 20
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    assert build_context(space).pack == harness("h", H + "h.md", text)
+
+
+def test_deeply_nested_agents_frontmatter_is_still_included_verbatim(tmp_path):
+    text = "---\ndeep: " + "[" * 10_000 + "]" * 10_000 + "\n---\nRead me.\n"
+    space = write_ledger(tmp_path / "space", {"agents.md": text})
+    result = build_context(space)
+    assert result.pack == text
+    problems = problems_at(result, ".ledger/agents.md")
+    assert problems and all(p.severity != "error" for p in problems)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("---\ndata_class: [\n---\nRead me.\n", id="yaml-error"),
+        pytest.param("---\n- a list\n---\nRead me.\n", id="list"),
+        pytest.param("---\ndata_class: restricted\nRead me.\n", id="unclosed"),
+    ],
+)
+def test_agents_md_with_broken_frontmatter_is_included_verbatim_and_reported(tmp_path, text):
+    # Spec §2 (updated): a broken frontmatter declares unknown: included verbatim
+    # without a ceiling, withheld under any ceiling, reported either way.
+    space = write_ledger(tmp_path / "space", {"agents.md": text})
+    result = build_context(space)
+    assert result.pack == text
+    problems = problems_at(result, ".ledger/agents.md")
+    assert problems and all(p.severity != "error" for p in problems)
+    ceiled = build_context(space, max_data_class="restricted")
+    assert ceiled.pack == ""
+    assert problems_at(ceiled, ".ledger/agents.md") == problems

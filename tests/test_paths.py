@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ACTIVE_HARNESS, H, assert_clean_text, check, check_json, doc_paths, harness, write_ledger
+from ledger_context import build_context
 from ledger_context.paths import fs_path, name_text, path_fault, printable_path
 
 DECISION = "---\ntitle: {title}\nstatus: accepted\nupdated_at: 2026-01-0{day}\n---\nBody.\n"
@@ -157,3 +159,103 @@ def test_the_server_serves_the_same_pack_under_every_locale(
         text, sha256 = _served_pack(space, env)
         assert text.encode("utf-8") == expected, env
         assert sha256 == hashlib.sha256(expected).hexdigest(), env
+
+
+# --------------------------------------------------------------------------- encodings: file names (hostile input)
+
+
+def test_file_name_not_valid_utf8_is_skipped_and_reported_escaped(tmp_path):
+    space = write_ledger(
+        tmp_path / "space", {b"harnesses/bad\xff.md": ACTIVE_HARNESS, "harnesses/ok.md": ACTIVE_HARNESS}
+    )
+    result = build_context(space)
+    assert result.pack == harness("ok", H + "ok.md", "status: active")
+    assert doc_paths(result) == [H + "ok.md"]
+    bad = [p for p in result.ledger.problems if p.path.startswith(H + "bad")]
+    assert [p.severity for p in bad] == ["error"]
+    assert bad[0].path.endswith(".md")
+    assert_clean_text(bad[0].path)
+
+
+def test_folder_name_not_valid_utf8_skips_the_documents_inside(tmp_path):
+    space = write_ledger(tmp_path / "space", {b"harnesses/dir\xfe/h.md": ACTIVE_HARNESS})
+    result = build_context(space)
+    assert result.pack == ""
+    bad = [p for p in result.ledger.problems if p.severity == "error"]
+    assert len(bad) == 1 and bad[0].path.startswith(H + "dir")
+    assert_clean_text(bad[0].path)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("tab\there.md", id="tab"),
+        pytest.param("new\nline.md", id="newline"),
+        pytest.param("carriage\rreturn.md", id="cr"),
+        pytest.param("bell\x07.md", id="bell"),
+        pytest.param("esc\x1b[31m.md", id="ansi-escape"),
+        pytest.param("del\x7f.md", id="del"),
+        pytest.param("nel\x85.md", id="c1-nel"),
+        pytest.param("csi\x9b.md", id="c1-csi"),
+        pytest.param("line\u2028sep.md", id="u2028"),
+        pytest.param("para\u2029sep.md", id="u2029"),
+    ],
+)
+def test_file_name_with_a_control_character_is_skipped_and_reported_escaped(tmp_path, name, capsys):
+    space = write_ledger(tmp_path / "space", {"harnesses/" + name: ACTIVE_HARNESS})
+    result = build_context(space)
+    assert result.pack == ""
+    assert result.ledger.documents == []
+    (problem,) = result.ledger.problems
+    assert problem.severity == "error"
+    assert problem.path.startswith(H) and problem.path.endswith(".md")
+    assert_clean_text(problem.path)
+    status, out = check(space, capsys)
+    assert status == 2
+    assert_clean_text(out.replace("\n", " "))
+
+
+def test_folder_name_with_a_newline_skips_the_documents_inside(tmp_path):
+    space = write_ledger(tmp_path / "space", {"harnesses/sub\ndir/h.md": ACTIVE_HARNESS})
+    result = build_context(space)
+    assert result.pack == ""
+    (problem,) = result.ledger.problems
+    assert problem.severity == "error"
+    assert_clean_text(problem.path)
+
+
+def test_misspelt_top_level_entry_with_a_control_character_is_reported_escaped(tmp_path):
+    space = write_ledger(tmp_path / "space", {"harnesses/ok.md": ACTIVE_HARNESS})
+    (space / ".ledger" / "bad\nname").mkdir()
+    result = build_context(space)
+    assert result.pack == harness("ok", H + "ok.md", "status: active")
+    (problem,) = result.ledger.problems
+    assert problem.severity == "warning"
+    assert_clean_text(problem.path)
+
+
+def test_file_name_with_a_bidi_override_is_clean_text_and_kept(tmp_path):
+    # U+202E is category Cf: not a control character (Cc) nor a line separator (§1).
+    name = "\u202eevil.md"
+    space = write_ledger(tmp_path / "space", {"harnesses/" + name: ACTIVE_HARNESS})
+    result = build_context(space)
+    assert result.pack == harness("\u202eevil", H + name, "status: active")
+
+
+def test_file_name_with_spaces_and_accents_is_kept(tmp_path):
+    name = "été à Zürich.md"
+    space = write_ledger(tmp_path / "space", {"harnesses/" + name: ACTIVE_HARNESS})
+    assert build_context(space).pack == harness("été à Zürich", H + name, "status: active")
+
+
+def test_check_json_with_bad_file_names_is_valid_json(tmp_path, capsys):
+    space = write_ledger(
+        tmp_path / "space",
+        {b"harnesses/bad\xff.md": ACTIVE_HARNESS, "harnesses/new\nline.md": ACTIVE_HARNESS},
+    )
+    status, data = check_json(space, capsys)
+    assert status == 2
+    paths = [p["path"] for p in data["problems"]]
+    assert len(paths) == 2
+    for path in paths:
+        assert_clean_text(path)

@@ -19,6 +19,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
+from conftest import write_ledger
 from ledger_context.mcp_server import create_server
 
 pytestmark = pytest.mark.anyio
@@ -103,11 +104,8 @@ def _atomic_write(path: Path, text: str, i: int) -> None:
 
 
 async def test_a_class_flipped_by_atomic_renames_never_leaks_past_the_ceiling(tmp_path: Path) -> None:
-    space = tmp_path / "space"
-    decisions = space / ".ledger" / "decisions"
-    decisions.mkdir(parents=True)
+    space = write_ledger(tmp_path / "space", {DOC_PATH.removeprefix(".ledger/"): INTERNAL_DOC})
     target = space / DOC_PATH
-    target.write_text(INTERNAL_DOC, encoding="utf-8")
     server = create_server(space, max_data_class="internal")
 
     def flip(i: int) -> None:
@@ -121,13 +119,10 @@ async def test_a_class_flipped_by_atomic_renames_never_leaks_past_the_ceiling(tm
 
 
 async def test_a_link_swapped_to_an_outside_file_never_leaks(tmp_path: Path) -> None:
-    space = tmp_path / "space"
-    decisions = space / ".ledger" / "decisions"
-    decisions.mkdir(parents=True)
     # Inside the ledger root but in no kind folder: the link is the file's only path.
-    attic = space / ".ledger" / "attic"
-    attic.mkdir()
-    (attic / "inside.md").write_text(INTERNAL_DOC.replace("Use JWT", "Inside"), encoding="utf-8")
+    space = write_ledger(tmp_path / "space", {"attic/inside.md": INTERNAL_DOC.replace("Use JWT", "Inside")})
+    decisions = space / ".ledger" / "decisions"
+    decisions.mkdir()
     outside = tmp_path / "outside.md"
     outside.write_text(
         f"---\ntitle: {OUTSIDE}\nstatus: accepted\nupdated_at: 2026-02-01\n---\n{OUTSIDE} body.\n",

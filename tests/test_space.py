@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from ledger_context import SpaceNotFoundError, find_space
+from conftest import ACTIVE_HARNESS, H, doc_paths, harness, write_ledger
+from ledger_context import SpaceNotFoundError, build_context, find_space
+from ledger_context.cli import main
 
 
 def test_search_goes_upward_and_takes_the_nearest_space(tmp_path: Path) -> None:
@@ -85,3 +88,70 @@ def test_an_empty_space_names_the_option_and_the_way_out(monkeypatch: pytest.Mon
         space_from_environment(None)
     with pytest.raises(InvalidArgumentError, match="--space is empty"):
         space_from_environment("")
+
+
+# --------------------------------------------------------------------------- file system: the space (hostile input)
+
+
+def test_find_space_names_an_explicit_path_without_a_ledger(tmp_path):
+    with pytest.raises(SpaceNotFoundError) as info:
+        find_space(tmp_path)
+    assert str(tmp_path) in str(info.value)
+
+
+def test_upward_search_passes_over_a_ledger_that_is_a_file(tmp_path):
+    outer = write_ledger(tmp_path / "outer", {})
+    inner = outer / "inner"
+    inner.mkdir()
+    (inner / ".ledger").write_text("not a folder")
+    assert find_space(start=inner) == outer
+
+
+def test_build_context_on_a_directory_without_a_ledger_is_a_clear_error(tmp_path):
+    # build_context does not search: the missing ledger is an error problem, not a raise.
+    result = build_context(tmp_path)
+    assert result.pack == ""
+    assert [(p.path, p.severity, p.message) for p in result.ledger.problems] == [
+        (".ledger", "error", "cannot list the ledger (No such file or directory)")
+    ]
+
+
+def test_build_context_on_a_ledger_that_is_a_file_is_a_clear_error(tmp_path):
+    (tmp_path / ".ledger").write_text("not a folder")
+    result = build_context(tmp_path)
+    assert result.pack == ""
+    assert [(p.path, p.severity, p.message) for p in result.ledger.problems] == [
+        (".ledger", "error", "cannot list the ledger (Not a directory)")
+    ]
+
+
+def test_check_on_a_directory_without_a_ledger_fails_and_names_it(tmp_path, capsys):
+    status = main(["check", "--space", str(tmp_path)])
+    captured = capsys.readouterr()
+    assert status not in (0, 1)
+    assert str(tmp_path) in captured.err
+
+
+def test_ledger_may_be_a_symbolic_link(tmp_path):
+    real = tmp_path / "elsewhere"
+    write_ledger(tmp_path / "elsewhere", {"harnesses/h.md": ACTIVE_HARNESS})
+    space = tmp_path / "space"
+    space.mkdir()
+    (space / ".ledger").symlink_to(real / ".ledger", target_is_directory=True)
+    # A link inside pointing within the (real) root is followed.
+    os.symlink("h.md", real / ".ledger" / "harnesses" / "l.md")
+    result = build_context(space)
+    assert doc_paths(result) == [H + "h.md"]
+    assert result.pack == harness("h", H + "h.md", "status: active")
+
+
+# Regression: a bug found by trying to break the product.
+def test_a_deleted_working_directory_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    with pytest.raises(SpaceNotFoundError, match="working directory no longer exists"):
+        find_space()
