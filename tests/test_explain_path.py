@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -126,3 +130,58 @@ def test_the_cli_answers_for_one_path(capsys: pytest.CaptureFixture[str]) -> Non
     )
     assert main(["explain", "--space", str(FIXTURES / "demo"), "--path", ""]) == 2
     assert "invalid path" in capsys.readouterr().err
+
+
+def test_a_withheld_document_shows_no_frontmatter_value_but_its_class(
+    ledger: Callable[[Files], Path],
+) -> None:
+    # Regression: the hostile run of issues 10-17 read a withheld finding's status text
+    # through explain --path.
+    status = "merger with ACME closes 2027-01-15"
+    space = ledger(
+        {
+            "findings/falcon.md": f'---\nstatus: "{status}"\nupdated_at: 2026-11-01\ndata_class: restricted\n---\nbody\n'
+        }
+    )
+    answer = explain_path(build_context(space, max_data_class="public"), ".ledger/findings/falcon.md")
+    assert (answer.outcome, answer.status, answer.updated_at, answer.data_class) == (
+        "withheld",
+        None,
+        None,
+        "restricted",
+    )
+    assert "merger" not in answer.model_dump_json().lower()
+    assert "merger" not in path_text(answer).lower()
+
+
+def test_a_non_ascii_path_is_answered_under_the_c_locale(ledger: Callable[[Files], Path]) -> None:
+    # Regression: explain --path with "café.md" under LC_ALL=C PYTHONUTF8=0 was a traceback.
+    space = ledger({"findings/café.md": "---\nstatus: current\nupdated_at: 2026-01-01\n---\n"})
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0"}
+    for path, outcome in (
+        (".ledger/findings/café.md", "kept"),
+        (".ledger/findings/nope-é.md", "not_in_ledger"),
+    ):
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ledger_context",
+                "explain",
+                "--json",
+                "--space",
+                str(space),
+                "--path",
+                path,
+            ],
+            capture_output=True,
+            env=env,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["outcome"] == outcome
+
+
+def test_a_path_that_is_not_text_is_a_clear_error(ledger: Callable[[Files], Path]) -> None:
+    with pytest.raises(InvalidArgumentError, match="not valid UTF-8 text"):
+        explain_path(build_context(ledger({})), ".ledger/findings/\udcff.md")

@@ -230,6 +230,12 @@ def _build(args: argparse.Namespace, provenance: bool) -> Iterator[tuple[Context
         yield ContextBuilder(space, cap, ceiling, cache=False, provenance=provenance, git=git).build(), shown
 
 
+def _argument_text(value: str) -> str:
+    """A command-line argument as the UTF-8 text its bytes spell, whatever the locale
+    (under ``LC_ALL=C`` Python decodes argv as ASCII with surrogate escapes)."""
+    return os.fsencode(value).decode("utf-8", "surrogateescape")
+
+
 def _write(text: str) -> None:
     if sys.stdout is None:  # started with stdout closed
         raise LedgerContextError("standard output is closed; nothing can be written")
@@ -269,7 +275,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
     with _build(args, provenance=True) as (build, shown):
         full = explain(build, "full")
-        answer = explain_path(build, args.path) if args.path is not None else None
+        answer = explain_path(build, _argument_text(args.path)) if args.path is not None else None
     if args.rev is not None:
         full = full.model_copy(update={"space": shown})
     if args.html is not None:

@@ -9,6 +9,8 @@ to a fixed number of bytes, and it names at most :data:`NEAREST` other paths.
 from __future__ import annotations
 
 import difflib
+import re
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -57,10 +59,18 @@ class PathAnswer(BaseModel):
     nearest: list[str] = Field(description="The nearest paths by name (not_in_ledger only)")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _normalise(path: object) -> str:
     if not isinstance(path, str) or not path.strip():
         raise InvalidArgumentError(
             "invalid path: give a ledger path as a non-empty string, e.g. .ledger/decisions/0007-use-jwt.md"
+        )
+    if _SURROGATE.search(path) is not None:
+        raise InvalidArgumentError(
+            "invalid path: it is not valid UTF-8 text; give a ledger path, "
+            "e.g. .ledger/decisions/0007-use-jwt.md"
         )
     if len(path) > MAX_QUERY_CHARS or "\x00" in path:
         raise InvalidArgumentError(
@@ -146,9 +156,11 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
     if document is not None:
         if document in build.selection.withheld:
             declared = document.data_class or "unknown"
+            # A withheld source is as if it did not exist: its path and class only, never
+            # its status or updated_at (frontmatter text the ceiling forbids).
             return _answer(
                 wanted,
-                document,
+                replace(document, status=None, updated=None),
                 "withheld",
                 f"withheld by the ceiling {build.ceiling}: its data class {declared} is stricter"
                 + (" (an unknown class never passes a ceiling)" if declared == "unknown" else ""),

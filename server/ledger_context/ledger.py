@@ -12,6 +12,7 @@ because two writes inside one file-system clock tick can leave the same identity
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -147,7 +148,8 @@ def _read_source(
     except OverflowError:
         message = f"file grew over the {MAX_FILE_BYTES}-byte limit while reading; skipped"
     except OSError as exc:  # lasting (permissions): worth caching, unlike the faults above
-        message = f"cannot read ({exc.strerror or exc}); skipped (check permissions)"
+        fix = "shorten its folder names" if exc.errno == errno.ENAMETOOLONG else "check permissions"
+        message = f"cannot read ({exc.strerror or exc}); skipped ({fix})"
         return None, True, Problem(source.path, "error", message)
     return None, False, Problem(source.path, "error", message)
 
