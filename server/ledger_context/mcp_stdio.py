@@ -52,6 +52,8 @@ FLUSH_SECONDS: Final = 0.8
 """How long answers already computed may take to reach stdout when serving stops."""
 EXIT_SECONDS: Final = 1.0
 """After a signal the process ends this soon even if a worker thread is still building."""
+ERROR_TEXT_CHARS: Final = 1000
+"""Error messages and their ``data`` strings are cut to this many characters."""
 _OUTPUT_SLOTS: Final = 64
 _READ_CHUNK: Final = 1 << 16
 _INTERNAL_ERROR: Final = -32603
@@ -131,11 +133,30 @@ class _Output:
                 self._queue.all_tasks_done.wait(remaining)
 
 
+def _bounded_error(error: types.ErrorData) -> types.ErrorData:
+    """``error`` with code 0 made -32603 (the SDK's catch-all; JSON-RPC says internal
+    error), and the SDK's echo of client input (an unknown name or URI, in the message and
+    in ``data``) cut to :data:`ERROR_TEXT_CHARS`, so a 1 MB name never comes back whole."""
+    update: dict[str, Any] = {}
+    if error.code == 0:
+        update["code"] = _INTERNAL_ERROR
+    if len(error.message) > ERROR_TEXT_CHARS:
+        update["message"] = error.message[:ERROR_TEXT_CHARS] + "…"
+    if isinstance(error.data, dict) and any(
+        isinstance(v, str) and len(v) > ERROR_TEXT_CHARS for v in error.data.values()
+    ):
+        update["data"] = {
+            k: v[:ERROR_TEXT_CHARS] + "…" if isinstance(v, str) and len(v) > ERROR_TEXT_CHARS else v
+            for k, v in error.data.items()
+        }
+    return error.model_copy(update=update) if update else error
+
+
 def _encode(message: types.JSONRPCMessage) -> bytes:
-    if isinstance(message, types.JSONRPCError) and message.error.code == 0:
-        # The SDK's catch-all for an unexpected handler exception; JSON-RPC says -32603.
-        error = message.error.model_copy(update={"code": _INTERNAL_ERROR})
-        message = message.model_copy(update={"error": error})
+    if isinstance(message, types.JSONRPCError):
+        error = _bounded_error(message.error)
+        if error is not message.error:
+            message = message.model_copy(update={"error": error})
     try:
         text = message.model_dump_json(by_alias=True, exclude_unset=True)
     except ValueError:
