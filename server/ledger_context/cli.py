@@ -16,10 +16,11 @@ from pathlib import Path
 
 from . import __version__
 from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
-from .classify import CLASSES, parse_ceiling
+from .classify import CLASSES
 from .context import ContextBuild, ContextBuilder
 from .errors import InvalidArgumentError, LedgerContextError, RevisionError, SpaceNotFoundError
 from .provenance import HeadSource
+from .settings import Settings, make_settings
 from .space import display_path, find_space, holds_ledger, space_from_environment
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
@@ -192,7 +193,8 @@ def _keep_days(value: str) -> int:
     return int(text)
 
 
-def _options(args: argparse.Namespace) -> tuple[int, str | None]:
+def _options(args: argparse.Namespace) -> Settings:
+    """The settings of ``args``: each flag, else its environment variable, else the default."""
     cap = getattr(args, "cap_tokens", None)
     if cap is None:
         raw = os.environ.get(CAP_ENV)  # set but empty is refused, like the flag
@@ -203,7 +205,7 @@ def _options(args: argparse.Namespace) -> tuple[int, str | None]:
     ceiling = getattr(args, "max_data_class", None)
     if ceiling is None:
         ceiling = os.environ.get(CEILING_ENV)  # set but empty is refused, like the flag
-    return cap, parse_ceiling(ceiling)
+    return make_settings(cap, ceiling)
 
 
 @contextmanager
@@ -225,9 +227,10 @@ def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | N
 
 @contextmanager
 def _build(args: argparse.Namespace, provenance: bool) -> Iterator[tuple[ContextBuild, str]]:
-    cap, ceiling = _options(args)
+    settings = _options(args)
     with _space(args) as (space, shown, git):
-        yield ContextBuilder(space, cap, ceiling, cache=False, provenance=provenance, git=git).build(), shown
+        builder = ContextBuilder(space, settings=settings, cache=False, provenance=provenance, git=git)
+        yield builder.build(), shown
 
 
 def _write(text: str) -> None:
@@ -327,7 +330,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    cap, ceiling = _options(args)
+    settings = _options(args)
     explicit = space_from_environment(args.space)
     if explicit:
         try:  # fail fast: a client then shows the server as failed, not as connected
@@ -343,8 +346,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     log = None if args.no_audit else AuditLog(log_path(args.audit), keep)
     serve(
         explicit_space=Path(explicit) if explicit else None,
-        cap_tokens=cap,
-        max_data_class=ceiling,
+        settings=settings,
         audit=log,
         log_level=args.log_level,
     )

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .budget import DEFAULT_CAP_TOKENS, Budgeted, apply_budget, check_cap_tokens
-from .classify import Source, effective_class, parse_ceiling
+from .budget import DEFAULT_CAP_TOKENS, Budgeted, apply_budget
+from .classify import Source, effective_class
 from .ledger import DocumentCache, Ledger, read_ledger
 from .pack import Selection, select
 from .provenance import HeadSource, Provenance, WorkTree, provenance
+from .settings import Settings, make_settings
 from .walk import walk_ledger
 
 
@@ -81,8 +82,9 @@ class ContextBuilder:
     a cache to use. With ``provenance`` (the default) documents inside a git work tree
     get their git blob ids and builds can tell their commit; ``git`` replaces the work
     tree (a build from a revision). ``cap_tokens`` (at least 1) and ``max_data_class`` (a class name or
-    ``None``) are checked here: :class:`~ledger_context.errors.InvalidArgumentError` names the
-    allowed values.
+    ``None``) are checked here (:func:`~ledger_context.settings.make_settings`):
+    :class:`~ledger_context.errors.InvalidArgumentError` names the allowed values. ``settings``,
+    already checked, replaces both.
     """
 
     def __init__(
@@ -91,13 +93,15 @@ class ContextBuilder:
         cap_tokens: int = DEFAULT_CAP_TOKENS,
         max_data_class: str | None = None,
         *,
+        settings: Settings | None = None,
         cache: bool | DocumentCache = True,
         provenance: bool = True,
         git: HeadSource | None = None,
     ) -> None:
         self.space = space
-        self.cap_tokens = check_cap_tokens(cap_tokens)
-        self.ceiling = parse_ceiling(max_data_class)
+        self.settings = settings if settings is not None else make_settings(cap_tokens, max_data_class)
+        self.cap_tokens = self.settings.cap_tokens
+        self.ceiling = self.settings.ceiling
         self._cache = cache if isinstance(cache, DocumentCache) else DocumentCache() if cache else None
         self._last: ContextBuild | None = None
         self.git = git if git is not None else WorkTree(space) if provenance else None

@@ -24,7 +24,6 @@ from .problems import SEVERITIES, Severity
 from .space import display_path
 
 Detail = Literal["brief", "full"]
-DETAILS: tuple[str, ...] = ("brief", "full")
 
 
 class Rule(BaseModel):
