@@ -33,3 +33,48 @@ def test_only_the_cli_prints() -> None:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
     )
     assert set(printers) == {"cli.py"}
+
+
+def _package_imports(path: Path) -> set[str]:
+    """The package modules ``path`` imports (relative imports, one level)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                names.add(node.module.split(".")[0])
+            else:  # from . import x
+                names.update(alias.name for alias in node.names)
+    return {name for name in names if (PACKAGE / f"{name}.py").exists()}
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    graph = {p.stem: _package_imports(p) - {"__init__"} for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+    cycles: list[list[str]] = []
+    state: dict[str, str] = {}
+
+    def visit(module: str, trail: list[str]) -> None:
+        state[module] = "open"
+        for imported in sorted(graph.get(module, ())):
+            if state.get(imported) == "open":
+                cycles.append([*trail[trail.index(imported) :], imported])
+            elif imported not in state:
+                visit(imported, [*trail, imported])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+    assert graph["mcp_server"] >= {"mcp_tools", "mcp_resources"}  # the graph is really read
+
+
+def test_no_function_is_longer_than_70_lines() -> None:
+    long = [
+        f"{p.name}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for p in sorted(PACKAGE.glob("*.py"))
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > 70
+    ]
+    assert long == []

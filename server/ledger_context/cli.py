@@ -13,13 +13,15 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple, TypeAlias
 
 from . import __version__
 from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
-from .classify import CLASSES, parse_ceiling
+from .classify import CLASSES
 from .context import ContextBuild, ContextBuilder
 from .errors import InvalidArgumentError, LedgerContextError, RevisionError, SpaceNotFoundError
 from .provenance import HeadSource
+from .settings import Settings, make_settings
 from .space import display_path, find_space, holds_ledger, space_from_environment
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
@@ -37,7 +39,21 @@ def _cap_tokens(value: str) -> int:
     return cap
 
 
-def _parser() -> argparse.ArgumentParser:
+class _Options(NamedTuple):
+    """Options several commands share, as argparse parent parsers."""
+
+    common: argparse.ArgumentParser
+    budget: argparse.ArgumentParser
+    history: argparse.ArgumentParser
+    audit_file: argparse.ArgumentParser
+    keep_days: argparse.ArgumentParser
+
+
+_Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def _options_parsers() -> _Options:
+    """--space; --cap-tokens and --max-data-class; --rev; --audit; --audit-keep-days."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--space",
@@ -80,7 +96,10 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DAYS",
         help="keep audit records this many days (default 90); older ones are pruned",
     )
+    return _Options(common, budget, history, audit_file, keep_days)
 
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ledger-context",
         description="Deterministic, byte-budgeted context packs of an experiment ledger, "
@@ -89,9 +108,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ledger-context {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    options = _options_parsers()
+    for add in (_add_pack, _add_explain, _add_check, _add_serve, _add_audit):
+        add(commands, options)
+    return parser
+
+
+def _add_pack(commands: _Commands, o: _Options) -> None:
+    """``pack``: the pack on stdout."""
     pack = commands.add_parser(
         "pack",
-        parents=[common, budget, history],
+        parents=[o.common, o.budget, o.history],
         help="write the context pack to stdout, exactly as get_context returns it",
         description="Write the context pack to stdout: exactly the bytes get_context returns, "
         "no newline added.",
@@ -102,9 +129,12 @@ def _parser() -> argparse.ArgumentParser:
         help="also write the pack's size in bytes and tokens to stderr",
     )
 
+
+def _add_explain(commands: _Commands, o: _Options) -> None:
+    """``explain``: the budget, one document's fate, or the HTML page."""
     explain = commands.add_parser(
         "explain",
-        parents=[common, budget, history],
+        parents=[o.common, o.budget, o.history],
         help="show the pack's budget: every block kept, dropped or truncated, and why",
         description="Show the breakdown of the pack get_context would return now.",
     )
@@ -119,18 +149,24 @@ def _parser() -> argparse.ArgumentParser:
         "--html", metavar="FILE", help="write the budget as one self-contained HTML page to FILE"
     )
 
+
+def _add_check(commands: _Commands, o: _Options) -> None:
+    """``check``: every problem, and an exit status."""
     check = commands.add_parser(
         "check",
-        parents=[common, history],
+        parents=[o.common, o.history],
         help="list every problem in the ledger; exit 0 clean, 1 warnings, 2 documents skipped",
         description="List every problem found in the ledger, with path, line, severity and how "
         "to fix it. Exit status: 0 clean, 1 warnings only, 2 documents skipped.",
     )
     check.add_argument("--json", action="store_true", help="print the problems as JSON")
 
+
+def _add_serve(commands: _Commands, o: _Options) -> None:
+    """``serve``: the MCP stdio server."""
     serve = commands.add_parser(
         "serve",
-        parents=[common, budget, audit_file, keep_days],
+        parents=[o.common, o.budget, o.audit_file, o.keep_days],
         help="run the MCP stdio server (tools get_context, explain_budget and read_document)",
         description="Run the MCP server over stdio. Only JSON-RPC goes to stdout; logs go to stderr. "
         "Every call answered is recorded in the audit log. "
@@ -145,6 +181,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--no-audit", action="store_true", help="keep no audit log")
 
+
+def _add_audit(commands: _Commands, o: _Options) -> None:
+    """``audit``: list, show, verify and prune the audit log."""
     audit = commands.add_parser(
         "audit",
         help="what serve served: list the calls, show a pack's exact bytes, verify, prune",
@@ -153,7 +192,7 @@ def _parser() -> argparse.ArgumentParser:
     audit_commands = audit.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
     listing = audit_commands.add_parser(
         "list",
-        parents=[audit_file],
+        parents=[o.audit_file],
         help="the calls recorded: time, client, call, sha256, bytes, commit, dirty",
         description="List the calls recorded, oldest first.",
     )
@@ -164,7 +203,7 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help="print the records as JSON")
     show = audit_commands.add_parser(
         "show",
-        parents=[audit_file],
+        parents=[o.audit_file],
         help="print a served pack's exact bytes",
         description="Write the pack with this SHA-256 (or a unique prefix of 8+ hex digits) to stdout, "
         "exactly the bytes served, nothing added.",
@@ -172,17 +211,16 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("sha256", metavar="SHA256")
     audit_commands.add_parser(
         "verify",
-        parents=[audit_file],
+        parents=[o.audit_file],
         help="re-hash every stored pack; exit 1 on a mismatch",
         description="Re-hash every stored pack and check it against its SHA-256; exit 1 if one differs.",
     )
     audit_commands.add_parser(
         "prune",
-        parents=[audit_file, keep_days],
+        parents=[o.audit_file, o.keep_days],
         help="remove records older than --audit-keep-days",
         description="Remove records older than --audit-keep-days days, and packs no record refers to.",
     )
-    return parser
 
 
 def _keep_days(value: str) -> int:
@@ -192,7 +230,8 @@ def _keep_days(value: str) -> int:
     return int(text)
 
 
-def _options(args: argparse.Namespace) -> tuple[int, str | None]:
+def _options(args: argparse.Namespace) -> Settings:
+    """The settings of ``args``: each flag, else its environment variable, else the default."""
     cap = getattr(args, "cap_tokens", None)
     if cap is None:
         raw = os.environ.get(CAP_ENV)  # set but empty is refused, like the flag
@@ -203,7 +242,7 @@ def _options(args: argparse.Namespace) -> tuple[int, str | None]:
     ceiling = getattr(args, "max_data_class", None)
     if ceiling is None:
         ceiling = os.environ.get(CEILING_ENV)  # set but empty is refused, like the flag
-    return cap, parse_ceiling(ceiling)
+    return make_settings(cap, ceiling)
 
 
 @contextmanager
@@ -225,9 +264,10 @@ def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | N
 
 @contextmanager
 def _build(args: argparse.Namespace, provenance: bool) -> Iterator[tuple[ContextBuild, str]]:
-    cap, ceiling = _options(args)
+    settings = _options(args)
     with _space(args) as (space, shown, git):
-        yield ContextBuilder(space, cap, ceiling, cache=False, provenance=provenance, git=git).build(), shown
+        builder = ContextBuilder(space, settings=settings, cache=False, provenance=provenance, git=git)
+        yield builder.build(), shown
 
 
 def _argument_text(value: str) -> str:
@@ -333,7 +373,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    cap, ceiling = _options(args)
+    settings = _options(args)
     explicit = space_from_environment(args.space)
     if explicit:
         try:  # fail fast: a client then shows the server as failed, not as connected
@@ -349,8 +389,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     log = None if args.no_audit else AuditLog(log_path(args.audit), keep)
     serve(
         explicit_space=Path(explicit) if explicit else None,
-        cap_tokens=cap,
-        max_data_class=ceiling,
+        settings=settings,
         audit=log,
         log_level=args.log_level,
     )

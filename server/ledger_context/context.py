@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .budget import DEFAULT_CAP_TOKENS, Budgeted, apply_budget, check_cap_tokens
-from .classify import Source, effective_class, parse_ceiling
-from .ledger import DocumentCache, Ledger, read_ledger
+from .budget import DEFAULT_CAP_TOKENS, Budgeted, apply_budget
+from .cache import DocumentCache, WarmBuild
+from .classify import Source, effective_class
+from .ledger import Ledger, read_ledger
 from .pack import Selection, select
 from .provenance import HeadSource, Provenance, WorkTree, provenance
-from .walk import walk_ledger
+from .settings import Settings, make_settings
+from .walk import Walk, walk_ledger
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +79,13 @@ class ContextBuild:
 class ContextBuilder:
     """Builds packs of one space, reusing parsed files that did not change.
 
-    ``cache`` is True (a fresh :class:`~ledger_context.ledger.DocumentCache`), False, or
+    ``cache`` is True (a fresh :class:`~ledger_context.cache.DocumentCache`), False, or
     a cache to use. With ``provenance`` (the default) documents inside a git work tree
     get their git blob ids and builds can tell their commit; ``git`` replaces the work
     tree (a build from a revision). ``cap_tokens`` (at least 1) and ``max_data_class`` (a class name or
-    ``None``) are checked here: :class:`~ledger_context.errors.InvalidArgumentError` names the
-    allowed values.
+    ``None``) are checked here (:func:`~ledger_context.settings.make_settings`):
+    :class:`~ledger_context.errors.InvalidArgumentError` names the allowed values. ``settings``,
+    already checked, replaces both.
     """
 
     def __init__(
@@ -91,15 +94,17 @@ class ContextBuilder:
         cap_tokens: int = DEFAULT_CAP_TOKENS,
         max_data_class: str | None = None,
         *,
+        settings: Settings | None = None,
         cache: bool | DocumentCache = True,
         provenance: bool = True,
         git: HeadSource | None = None,
     ) -> None:
         self.space = space
-        self.cap_tokens = check_cap_tokens(cap_tokens)
-        self.ceiling = parse_ceiling(max_data_class)
+        self.settings = settings if settings is not None else make_settings(cap_tokens, max_data_class)
+        self.cap_tokens = self.settings.cap_tokens
+        self.ceiling = self.settings.ceiling
         self._cache = cache if isinstance(cache, DocumentCache) else DocumentCache() if cache else None
-        self._last: ContextBuild | None = None
+        self._warm: WarmBuild[Walk, ContextBuild] = WarmBuild()
         self.git = git if git is not None else WorkTree(space) if provenance else None
 
     def build(self) -> ContextBuild:
@@ -114,16 +119,15 @@ class ContextBuilder:
         gc.disable()
         try:
             walk = walk_ledger(self.space)
-            last = self._last
-            if last is not None and last.ledger.walk == walk:
-                return last
+            if (warm := self._warm.get(walk)) is not None:
+                return warm
             # Blob ids cost a hash of every file: only where a work tree can use them.
             blob_hash = self.git.object_format() if self.git is not None and self.git.found else None
             ledger = read_ledger(self.space, self._cache, walk, blob_hash=blob_hash)
             selection = select(ledger.documents, self.ceiling)
             budgeted = apply_budget(selection.blocks, self.cap_tokens)
             build = ContextBuild(ledger, selection, budgeted, self.ceiling, self.git)
-            self._last = build if ledger.cached else None
+            self._warm.put(walk, build, ledger.cached)
             return build
         finally:
             if collecting:

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from .budget import BYTES_PER_TOKEN, Outcome
+from .budget import BYTES_PER_TOKEN, Budgeted, Outcome
 from .context import ContextBuild
 from .ledger import KINDS
 from .pack import GROUPS
@@ -24,7 +24,6 @@ from .problems import SEVERITIES, Severity
 from .space import display_path
 
 Detail = Literal["brief", "full"]
-DETAILS: tuple[str, ...] = ("brief", "full")
 
 
 class Rule(BaseModel):
@@ -176,14 +175,8 @@ def _blob_ids(build: ContextBuild) -> dict[str, str | None]:
     return {b.block.document.path: b.block.document.git_blob for b in build.budgeted.blocks}
 
 
-def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
-    """The breakdown of ``build``'s pack (spec §8), at ``detail`` ``brief`` or ``full``."""
-    budgeted = build.budgeted
-    full = detail == "full"
-    cap_bytes = budgeted.cap_bytes
-    origin = build.provenance(refresh=False)  # as the build last learnt it: one answer per call
-    git_blob = _blob_ids(build) if origin.in_git else {}
-
+def _groups(budgeted: Budgeted) -> list[GroupLine]:
+    """One line per group (spec §4): candidates, outcomes and bytes."""
     groups: list[GroupLine] = []
     for number, name, _ in GROUPS:
         lines = [b for b in budgeted.blocks if b.block.group == number]
@@ -199,11 +192,14 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
                 kept_bytes=sum(b.kept_bytes for b in lines),
             )
         )
+    return groups
 
-    ledger = build.ledger
-    withheld_by_kind = Counter(d.kind for d in build.selection.withheld)
+
+def _kinds(build: ContextBuild, withheld_by_kind: Counter[str]) -> list[KindCount]:
+    """Documents per kind: read, skipped, withheld, selected, not selected."""
+    ledger, budgeted = build.ledger, build.budgeted
     selected = Counter(b.block.document.kind for b in budgeted.blocks)
-    kinds = [
+    return [
         KindCount(
             kind=kind,
             read=ledger.read[kind],
@@ -215,7 +211,10 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
         for kind in KINDS
     ]
 
-    blocks = [
+
+def _blocks(budgeted: Budgeted, full: bool, git_blob: dict[str, str | None]) -> list[BlockLine]:
+    """Every block with ``full``, else the blocks not kept whole."""
+    return [
         BlockLine(
             group=b.block.group,
             kind=b.block.document.kind,
@@ -235,9 +234,14 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
         if full or b.outcome != "kept"
     ]
 
+
+def _classification(
+    build: ContextBuild, full: bool, git_blob: dict[str, str | None], withheld_by_kind: Counter[str]
+) -> Classification:
+    """The sources with their classes, the effective class and what the ceiling withheld (§7)."""
     sources = build.sources()
-    sha256 = {d.path: d.sha256 for d in ledger.documents}
-    classification = Classification(
+    sha256 = {d.path: d.sha256 for d in build.ledger.documents}
+    return Classification(
         sources=[
             SourceLine(
                 path=s.path, data_class=s.data_class, sha256=sha256[s.path], git_blob=git_blob.get(s.path)
@@ -256,6 +260,16 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
         else [],
     )
 
+
+def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
+    """The breakdown of ``build``'s pack (spec §8), at ``detail`` ``brief`` or ``full``."""
+    budgeted = build.budgeted
+    full = detail == "full"
+    cap_bytes = budgeted.cap_bytes
+    origin = build.provenance(refresh=False)  # as the build last learnt it: one answer per call
+    git_blob = _blob_ids(build) if origin.in_git else {}
+    ledger = build.ledger
+    withheld_by_kind = Counter(d.kind for d in build.selection.withheld)
     severity_counts = Counter(p.severity for p in ledger.problems)
     candidates = len(budgeted.blocks)
     return Explanation(
@@ -287,10 +301,10 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
             bytes_read=ledger.bytes_read,
             read_to_pack_ratio=ledger.bytes_read / budgeted.pack_bytes if budgeted.pack_bytes else None,
         ),
-        groups=groups,
-        kinds=kinds,
-        blocks=blocks,
-        classification=classification,
+        groups=_groups(budgeted),
+        kinds=_kinds(build, withheld_by_kind),
+        blocks=_blocks(budgeted, full, git_blob),
+        classification=_classification(build, full, git_blob, withheld_by_kind),
         problem_counts={severity: severity_counts[severity] for severity in SEVERITIES},
         problems=[
             ProblemLine(path=p.path, severity=p.severity, line=p.line, column=p.column, message=p.message)

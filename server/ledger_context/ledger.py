@@ -3,11 +3,8 @@
 This is spec §1–3 end to end: :func:`read_ledger` walks the ledger
 (:mod:`~ledger_context.walk`), reads each file once, and returns the valid documents
 plus every problem met. A broken document is skipped and reported; the rest is read.
-
-A :class:`DocumentCache` lets a long-running server skip files that did not change:
-an entry is reused only while the file's identity (device, inode, size, mtime and
-ctime in ns) is unchanged, and a file modified within the last second is never cached,
-because two writes inside one file-system clock tick can leave the same identity.
+Which files need not be read again (identity, the recently-changed-file rule) is
+:mod:`~ledger_context.cache`'s to say.
 """
 
 from __future__ import annotations
@@ -20,12 +17,14 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 try:
     import fcntl
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
+from .cache import DocumentCache, FileIdentity, is_same_file, is_unchanged
 from .document import DATED_KINDS, KINDS, Document, FileResult
 from .errors import DocumentChangedError
 from .frontmatter import decode_text
@@ -33,7 +32,7 @@ from .parse import parse_document
 from .paths import fs_path, printable_path
 from .problems import Problem, problem_sort_key
 from .space import LEDGER_DIR
-from .walk import MAX_FILE_BYTES, FileIdentity, SourceFile, Walk, walk_ledger
+from .walk import MAX_FILE_BYTES, SourceFile, Walk, walk_ledger
 
 __all__ = [
     "DATED_KINDS",
@@ -45,8 +44,6 @@ __all__ = [
     "read_file",
     "read_ledger",
 ]
-
-_RACY_NS = 1_000_000_000
 
 
 @dataclass(slots=True)
@@ -68,10 +65,6 @@ class Ledger:
     cached: bool = False
     """True when every file's result is in the cache, so a later walk that sees the same
     files with the same identities would read exactly this ledger again."""
-
-
-class _Changed(OSError):
-    """The file opened is not the one the walk checked (spec §1)."""
 
 
 CHANGED_WHILE_READING = "changed while being read; skipped (run again)"
@@ -97,38 +90,46 @@ def _inside(fd: int, root_real: bytes) -> bool:
     return where.startswith(root_real + os.sep.encode())
 
 
-def _read_bytes(fs_path: bytes, identity: FileIdentity, root_real: bytes) -> tuple[bytes, bool]:
+class _Read(NamedTuple):
+    """What reading a file gave: its bytes and whether its whole identity was still the
+    walk's (so the result may be cached), or, with ``data`` ``None``, why it was not read."""
+
+    data: bytes | None
+    unchanged: bool = False
+    fault: str = ""
+
+
+_GREW = _Read(None, fault=f"file grew over the {MAX_FILE_BYTES}-byte limit while reading; skipped")
+
+
+def _read_bytes(fs_path: bytes, identity: FileIdentity, root_real: bytes) -> _Read:
     """Read the file the walk saw as ``identity``, at most :data:`MAX_FILE_BYTES` bytes.
 
     The descriptor is checked, not the path: the file opened must be a regular file with
-    the walk's device and inode, inside the ledger root (spec §1), else :class:`_Changed`.
-    Never blocks on a FIFO swapped in. Returns the bytes and whether the file's whole
-    identity (size and times too) was still the walk's, so the result may be cached.
+    the walk's device and inode, inside the ledger root (spec §1), else it is not read.
+    Never blocks on a FIFO swapped in. Raises :class:`OSError` only for the system's own
+    faults (opening, reading).
     """
     fd = os.open(fs_path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         info = os.fstat(fd)
-        if (
-            not stat.S_ISREG(info.st_mode)
-            or (info.st_dev, info.st_ino) != identity[:2]
-            or not _inside(fd, root_real)
-        ):
-            raise _Changed(CHANGED_WHILE_READING)
+        if not stat.S_ISREG(info.st_mode) or not is_same_file(info, identity) or not _inside(fd, root_real):
+            return _Read(None, fault=CHANGED_WHILE_READING)
         size = info.st_size
         if size > MAX_FILE_BYTES:  # it grew since the walk: never read it whole
-            raise OverflowError(size)
-        unchanged = (info.st_size, info.st_mtime_ns, info.st_ctime_ns) == identity[2:]
+            return _GREW
+        unchanged = is_unchanged(info, identity)
         data = os.read(fd, size + 1)
         if len(data) <= size:  # a regular file reads short only at its end
-            return data, unchanged
+            return _Read(data, unchanged)
         chunks = [data]  # it grew since fstat: read on, bounded
         total = len(data)
         while chunk := os.read(fd, 65536):
             chunks.append(chunk)
             total += len(chunk)
             if total > MAX_FILE_BYTES:
-                raise OverflowError(total)
-        return b"".join(chunks), False
+                return _GREW
+        return _Read(b"".join(chunks))
     finally:
         os.close(fd)
 
@@ -139,19 +140,16 @@ def _read_source(
     """The file's bytes and whether they may be cached, or the problem that kept them
     from being read."""
     try:
-        data, unchanged = _read_bytes(fs_path(space, source.path), source.identity, root_real)
-        return data, unchanged, None
+        read = _read_bytes(fs_path(space, source.path), source.identity, root_real)
     except FileNotFoundError:
-        message = "file disappeared while reading; skipped"
-    except _Changed:
-        message = CHANGED_WHILE_READING
-    except OverflowError:
-        message = f"file grew over the {MAX_FILE_BYTES}-byte limit while reading; skipped"
+        read = _Read(None, fault="file disappeared while reading; skipped")
     except OSError as exc:  # lasting (permissions): worth caching, unlike the faults above
         fix = "shorten its folder names" if exc.errno == errno.ENAMETOOLONG else "check permissions"
         message = f"cannot read ({exc.strerror or exc}); skipped ({fix})"
         return None, True, Problem(source.path, "error", message)
-    return None, False, Problem(source.path, "error", message)
+    if read.data is None:
+        return None, False, Problem(source.path, "error", read.fault)
+    return read.data, read.unchanged, None
 
 
 def root_real_path(space: Path) -> bytes:
@@ -198,49 +196,6 @@ def _read_file_safely(
     except Exception as exc:  # the one place that must catch everything
         message = f"unexpected failure while reading ({type(exc).__name__}); skipped"
         return FileResult(None, (Problem(source.path, "error", message),), 0, False)
-
-
-class DocumentCache:
-    """Parsed files of one space, reused while each file's identity is unchanged.
-
-    Keyed by path relative to the space, so one cache serves one space only. A file whose
-    mtime or ctime is less than ``racy_ns`` nanoseconds old is not cached (tests set 0).
-
-    Not thread-safe: one builder owns it. Entries for files that vanished are dropped
-    on the next read.
-    """
-
-    def __init__(self, racy_ns: int = _RACY_NS) -> None:
-        self._entries: dict[str, tuple[FileIdentity, FileResult]] = {}
-        self._racy_ns = racy_ns
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def get(self, source: SourceFile) -> FileResult | None:
-        """The cached result for ``source`` if its identity and location are unchanged."""
-        entry = self._entries.get(source.path)
-        if entry is None or entry[0] != source.identity:
-            return None
-        return entry[1]
-
-    def put(self, source: SourceFile, result: FileResult, now_ns: int) -> bool:
-        """Remember ``result`` unless the file changed too recently to trust its identity,
-        or while it was read; returns whether it was remembered."""
-        if (
-            not result.cacheable
-            or now_ns - source.identity[3] < self._racy_ns
-            or now_ns - source.identity[4] < self._racy_ns
-        ):
-            self._entries.pop(source.path, None)
-            return False
-        self._entries[source.path] = (source.identity, result)
-        return True
-
-    def keep_only(self, paths: set[str]) -> None:
-        """Forget every entry whose path is not in ``paths``."""
-        for path in [p for p in self._entries if p not in paths]:
-            del self._entries[path]
 
 
 def read_ledger(
@@ -297,8 +252,8 @@ def read_again(space: Path, source: SourceFile, sha256: str) -> str:
     :class:`~ledger_context.errors.DocumentChangedError` otherwise.
     """
     try:
-        data, _ = _read_bytes(fs_path(space, source.path), source.identity, root_real_path(space))
-    except (OSError, OverflowError):
+        data = _read_bytes(fs_path(space, source.path), source.identity, root_real_path(space)).data
+    except OSError:
         data = None
     if data is None or hashlib.sha256(data).hexdigest() != sha256:
         raise DocumentChangedError(

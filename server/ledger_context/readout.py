@@ -56,6 +56,16 @@ def budget_text(explanation: Explanation) -> str:
     """
     e = explanation
     full = e.detail == "full"
+    lines = _totals_lines(e)
+    lines += _table_lines(e)
+    lines += _block_lines(e, full)
+    lines += _class_lines(e, full)
+    lines += _problem_lines(e, full)
+    return "\n".join(lines) + "\n"
+
+
+def _totals_lines(e: Explanation) -> list[str]:
+    """The space, the rule, the pack's totals, where it came from, the audit log."""
     pack = e.pack
     lines = [
         f"Context pack of {e.space}",
@@ -75,6 +85,12 @@ def budget_text(explanation: Explanation) -> str:
     if e.audit is not None:
         lines.append(f"Audit log: {e.audit}")
     lines.append("")
+    return lines
+
+
+def _table_lines(e: Explanation) -> list[str]:
+    """The table of groups with its total, then the table of documents per kind."""
+    lines: list[str] = []
     widths = [14, 10, 4, 9, 7, 7, 10]
     lines.append(_row(["group", "candidates", "kept", "truncated", "dropped", "bytes", "kept bytes"], widths))
     for g in e.groups:
@@ -116,6 +132,12 @@ def budget_text(explanation: Explanation) -> str:
         + (f" ({e.metrics.read_to_pack_ratio:.1f}x the pack)" if e.metrics.read_to_pack_ratio else "")
     )
 
+    return lines
+
+
+def _block_lines(e: Explanation, full: bool) -> list[str]:
+    """Every block (``full``), else the blocks not kept whole."""
+    lines: list[str] = []
     if e.blocks:
         lines.append("")
         lines.append(
@@ -125,7 +147,12 @@ def budget_text(explanation: Explanation) -> str:
         )
         for b in e.blocks:
             lines.append(f"  {b.outcome:<9} {b.kept_bytes}/{b.bytes} {b.path}: {b.reason}")
+    return lines
 
+
+def _class_lines(e: Explanation, full: bool) -> list[str]:
+    """The data classes of the sources, and what the ceiling withheld (spec §7)."""
+    lines: list[str] = []
     c = e.classification
     lines.append("")
     lines.append(
@@ -148,14 +175,19 @@ def budget_text(explanation: Explanation) -> str:
             lines.append(f"  {w.data_class:<12} {w.path}")
     else:
         lines.append("Withheld by the ceiling: none")
+    return lines
 
+
+def _problem_lines(e: Explanation, full: bool) -> list[str]:
+    """The problem counts; every problem with ``full``."""
+    lines: list[str] = []
     lines.append("")
     counts = _counts(e.problem_counts)
     lines.append(f"Problems: {counts}" + ("" if full else " (ledger-context check lists them)"))
     for p in e.problems:
         where = p.path + (f":{p.line}" if p.line else "") + (f":{p.column}" if p.line and p.column else "")
         lines.append(f"  {p.severity:<7} {where}: {p.message}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def brief_text(brief: Brief) -> str:

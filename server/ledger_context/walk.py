@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .cache import FileIdentity, identity_of
 from .paths import fs_path, is_clean_name, name_text, path_fault, printable_path
 from .problems import Problem, Severity
 from .space import LEDGER_DIR
@@ -35,9 +36,6 @@ _GROUP_OF = {kind: folder for folder, kind in KIND_FOLDERS.items()} | {"agents":
 MAX_DIRECTORY_VISITS = 10_000
 """Bound on folders entered below each kind folder, so links that multiply paths cannot
 make a walk endless (and one kind folder cannot use up another's)."""
-
-FileIdentity = tuple[int, int, int, int, int]
-"""(device, inode, size in bytes, mtime in ns, ctime in ns) of a file, links followed."""
 
 
 class SourceFile(NamedTuple):
@@ -65,10 +63,6 @@ class Walk:
     skipped: Counter[str] = field(default_factory=Counter)
     """Documents (``*.md``) skipped by the walk itself, per kind: bad names, size, links,
     non-regular files. They count as read and skipped in the explanation."""
-
-
-def _identity(st: os.stat_result) -> FileIdentity:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 DirIdentity = tuple[int, int]
@@ -370,6 +364,7 @@ class _Walker:
                 self.report(prefix + name, "error", f"cannot read ({exc.strerror}); skipped", kind)
                 continue
             if clean_folder and st.st_size <= MAX_FILE_BYTES and st.st_nlink == 1 and is_clean_name(name):
+                # cache.identity_of, inlined: this is the hot loop of a cold walk
                 identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
                 found.append(_new_source(SourceFile, (kind, prefix + name, identity, linked)))
             else:
@@ -406,7 +401,7 @@ class _Walker:
             return
         if st.st_nlink > 1:
             self.may_repeat = True
-        self.found.append(SourceFile(kind, rel, _identity(st), linked))
+        self.found.append(SourceFile(kind, rel, identity_of(st), linked))
 
     def dedupe(self) -> None:
         """Read a file reached by several paths once (spec §1): under its own path, the one
