@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from typing import Any
 
 from .classify import UNKNOWN, declared_class
@@ -69,7 +70,7 @@ def parse_document(kind: str, path: str, data: bytes) -> FileResult:
         if status is not None and SELECTING_STATUS.get(kind) == status and _BIDI.search(title):
             problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
     metrics = tuple(metrics_list(split.body)) if renders_metrics(kind, status) else ()
-    _check_keys(path, mapping, keys, problems)
+    _check_keys(path, mapping, keys, problems, merge_keys=loaded.loader != "quick")
     data_class = _data_class(path, mapping, keys, problems)
     document = Document(
         kind=kind,
@@ -281,12 +282,24 @@ class _KeyFinder:
         return found
 
 
-def _check_keys(path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: list[Problem]) -> None:
-    """Known field keys in the wrong case or with another separator, and YAML merge keys."""
+@lru_cache(maxsize=4096)
+def _misspelt_field(key: str) -> str | None:
+    """The known field ``key`` misspells (letter case or separator), or ``None``; cached,
+    since the same few keys recur in every document of a ledger."""
+    if key in _KNOWN_FIELDS or len(key) > 12:
+        return None
+    return _FOLDED_FIELDS.get(_fold(key))
+
+
+def _check_keys(
+    path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: list[Problem], merge_keys: bool = True
+) -> None:
+    """Known field keys in the wrong case or with another separator, and YAML merge keys
+    (looked for only when ``merge_keys``: the quick path never reads a ``<<`` key)."""
     for key in mapping:
-        if not isinstance(key, str) or key in _KNOWN_FIELDS or len(key) > 12:
+        if not isinstance(key, str):
             continue
-        right = _FOLDED_FIELDS.get(_fold(key))
+        right = _misspelt_field(key)
         if right is not None:
             problems.append(
                 Problem(
@@ -297,6 +310,8 @@ def _check_keys(path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: 
                     *keys.find(key),
                 )
             )
+    if not merge_keys:
+        return
     stack: list[Any] = [mapping]
     seen: set[int] = set()
     while stack:  # merge keys at any depth, without recursion; each alias once (alias bombs)

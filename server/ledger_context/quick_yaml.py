@@ -86,26 +86,26 @@ _HAS_UNSAFE = re.compile(rf"[\x00-\x09\x0b-\x1f{_UNSAFE_HIGH}]")  # all of them 
 _FIRST = r"A-Za-z0-9_./(+$=~^<\u00c0-\u2027\u202a-\ud7ff\ue000-\ufdcf\U00010000-\U0010ffff"
 _START = rf"(?:[{_FIRST}]|-(?=[{_FIRST}]))"
 _NS = rf"[^ {_UNSAFE}#:]"
-# A one-line plain scalar without its trailing spaces; "#" is reached only after a
-# character that is not a space, ":" only before one that is not.
-_PLAIN = rf"{_START}(?:{_NS}|#|:(?={_NS}|[#:])| ++(?={_NS}))*+"
+# A one-line plain scalar without its trailing spaces, in runs: "#" is reached only
+# after a character that is not a space, ":" only before one that is not.
+_PLAIN = rf"{_START}(?:[^ {_UNSAFE}:]++|:(?=[^ {_UNSAFE}])| ++(?={_NS}))*+"
 _SINGLE = rf"'(?:[^'{_UNSAFE}]|'')*+'"
 _DOUBLE = rf'"[^"\\{_UNSAFE}]*+"'
 _ITEM_PLAIN = rf"{_START}[^,\[\]{{}}#:{_UNSAFE}]*+"
 _ITEM = rf"(?:{_ITEM_PLAIN}|{_SINGLE}|{_DOUBLE})"
 _FLOW = rf"\[ *+(?:{_ITEM}(?: *+, *+{_ITEM})*+)? *+\]"
 _KEY = r"[A-Za-z0-9_][A-Za-z0-9_-]{0,127}+"
+_EOL = r"(?![^\n])"  # the end of a line
 _VALUE = (
     rf"(?:(?P<plain>{_PLAIN})|(?P<single>{_SINGLE})|(?P<double>{_DOUBLE})|(?P<flow>{_FLOW})"
-    rf"|(?P<block>[|>]-?)(?= *+$))"
+    rf"|(?P<block>[|>]-?)(?= *+{_EOL}))"
 )
-# One match per line: ``rest`` is the line after its indentation (block scalars need
-# it verbatim), ``other`` is set when the line is outside the grammar.
+# One match per line, each starting where the last one ended (no search between them):
+# ``rest`` is the line after its indentation (block scalars need it verbatim), ``other``
+# is set when the line is outside the grammar.
 _LINE = re.compile(
-    rf"^(?P<indent> *+)(?=(?P<rest>[^\n]*+))"
-    rf"(?:(?P<dash>- ++)?(?:(?P<key>{_KEY}):(?![^ \n]) *+)?{_VALUE}? *+(?:(?<![^ \n])#[^\n]*+)?$"
-    rf"|(?P<other>[^\n]++))",
-    re.MULTILINE,
+    rf"(?P<indent> *+)(?P<rest>(?P<dash>- ++)?(?:(?P<key>{_KEY}):(?![^ \n]) *+)?{_VALUE}? *+"
+    rf"(?:(?<![^ \n])#[^\n]*+)?{_EOL}|(?P<other>[^\n]++))\n?"
 )
 _FLOW_ITEMS = re.compile(rf"(?P<plain>{_ITEM_PLAIN})|(?P<single>{_SINGLE})|(?P<double>{_DOUBLE})")
 
@@ -144,7 +144,10 @@ def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
     scalar_lines: list[str] = []
     scalar_indent = 0
     after_scalar = False  # a blank line followed the block scalar's text
-    for indent, rest, dash, key, plain, single, double, flow, block, other in _LINE.findall(frontmatter):
+    lines = _LINE.findall(frontmatter)
+    if not frontmatter.endswith("\n"):
+        lines.pop()  # the empty match at the end of the text is no line
+    for indent, rest, dash, key, plain, single, double, flow, block, other in lines:
         width = len(indent)
         if scalar is not None:
             parent, scalar_key, parent_indent, style = scalar
