@@ -64,10 +64,11 @@ def parse_document(kind: str, path: str, data: bytes) -> FileResult:
     title = ""
     if renders_title(kind, status):
         title = title_of(mapping.get("title"), None, "")
-        position = keys.find("title") if title else (None, None)
+        given = bool(title)
         if not title:
             title = title_of(None, first_h1(split.body), slug)
         if status is not None and SELECTING_STATUS.get(kind) == status and _BIDI.search(title):
+            position = keys.find("title") if given else (None, None)
             problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
     metrics = tuple(metrics_list(split.body)) if renders_metrics(kind, status) else ()
     _check_keys(path, mapping, keys, problems, merge_keys=loaded.loader != "quick")
@@ -337,7 +338,13 @@ def _check_keys(
 
 def _is_misspelt_class_key(key: Any) -> bool:
     """A key that equals ``data_class`` once case is folded and ``-``, ``_``, spaces go."""
-    if not isinstance(key, str) or key == CLASS_KEY:
+    return isinstance(key, str) and _misspells_class(key)
+
+
+@lru_cache(maxsize=4096)
+def _misspells_class(key: str) -> bool:
+    """:func:`_is_misspelt_class_key` for a string key; cached like :func:`_misspelt_field`."""
+    if key == CLASS_KEY:
         return False
     folded = key.casefold()
     if "class" not in folded:
