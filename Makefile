@@ -35,8 +35,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# A private --basetemp: pytest's shared numbered temp folders race when several runs share a
+# machine (and its clean-up then leaks a folder listing, which filterwarnings=error fails).
+PYTEST := $(BIN)/pytest --basetemp="$$(mktemp -d "$${TMPDIR:-/tmp}/ledger-context-pytest.XXXXXX")"
+
 pytest: $(STAMP) browser
-	$(BIN)/pytest
+	$(PYTEST)
 
 ## browser: Debian's chromium for the browser tests (never a Playwright download)
 browser:
@@ -57,7 +61,7 @@ screenshot: $(STAMP) browser
 
 ## pytest-pure-yaml: the test suite again with PyYAML's pure-Python loader instead of libyaml
 pytest-pure-yaml: $(STAMP)
-	LEDGER_CONTEXT_YAML=python $(BIN)/pytest
+	LEDGER_CONTEXT_YAML=python $(PYTEST)
 
 ## bench: the speed and memory benchmark; prints a table, writes bench/RESULTS.md
 bench: $(STAMP)

@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from builds import ShortRun, bench_size
+from hostile_packs import bench_hostile, hostile_lines
 from ledgers import GENERATOR_VERSION, Space, generate_space
 from long_builds import LongReps, LongResult, bench_long
 from long_ledgers import LONG_GENERATOR_VERSION, SHAPES, generate_long_space
@@ -269,8 +270,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         short = run_short(spaces_dir, sizes, args.quick)
         long = run_long(spaces_dir, ledgers, args.quick)
+        log("inputs built to be slow: a 100 KB heading line, a 2,000-deep folder chain")
+        hostile = bench_hostile()
         elapsed = time.perf_counter() - started
         text = report(header, raw_argv, short, long, elapsed, load_average())
+        text += "\n" + "\n".join(hostile_lines(hostile)) + "\n"
     print(text, end="")
     args.results.write_text(text, encoding="utf-8")
     log(f"wrote {args.results}")

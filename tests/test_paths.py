@@ -8,6 +8,7 @@ encoding ASCII) and under a real Latin-1 locale built with ``localedef`` into a 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -103,3 +104,56 @@ def test_pack_and_explanation_are_the_same_bytes_under_every_locale(
         assert out == reference, label
     if latin1_locale is None:
         pytest.skip("no Latin-1 locale could be built here; UTF-8 and C compared only")
+
+
+def _served_pack(space: bytes, env: dict[str, str]) -> tuple[str, str]:
+    """(pack text, receipt SHA-256) of get_context from ``serve`` under ``env``, over raw JSON-RPC."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "PYTHONUTF8"))}
+    full_env.update(env)
+    environb = {os.fsencode(k): os.fsencode(v) for k, v in full_env.items()}
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "get_context", "arguments": {}},
+        },
+    ]
+    result = subprocess.run(
+        [os.fsencode(sys.executable), b"-m", b"ledger_context", b"serve", b"--no-audit", b"--space", space],
+        input="".join(json.dumps(line) + "\n" for line in lines).encode(),
+        capture_output=True,
+        env=environb,  # type: ignore[arg-type]
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    answer = next(m for m in map(json.loads, result.stdout.splitlines()) if m.get("id") == 2)
+    return answer["result"]["content"][0]["text"], answer["result"]["_meta"]["ledger-context/receipt"][
+        "sha256"
+    ]
+
+
+def test_the_server_serves_the_same_pack_under_every_locale(
+    tmp_path: Path, latin1_locale: dict[str, str] | None
+) -> None:
+    space = _space(tmp_path)
+    expected = _run([b"pack", b"--space", space], {"LC_ALL": "C.UTF-8"})
+    locales = [{"LC_ALL": "C.UTF-8"}, {"LC_ALL": "C", "PYTHONUTF8": "0"}]
+    if latin1_locale is not None:
+        locales.append(latin1_locale)
+    for env in locales:
+        text, sha256 = _served_pack(space, env)
+        assert text.encode("utf-8") == expected, env
+        assert sha256 == hashlib.sha256(expected).hexdigest(), env

@@ -6,6 +6,7 @@ import os
 import random
 import tempfile
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from unittest import mock
 
@@ -55,11 +56,11 @@ def test_pack_ignores_listing_order_and_modification_times(spec: SpaceSpec, cap:
         shuffle = random.Random(seed)
         real_scandir = os.scandir
 
-        def shuffled(path: str) -> Iterator[os.DirEntry[str]]:
+        def shuffled(path: str) -> AbstractContextManager[Iterator[os.DirEntry[str]]]:
             with real_scandir(path) as it:
                 entries = list(it)
             shuffle.shuffle(entries)
-            return iter(entries)
+            return nullcontext(iter(entries))  # the walk lists inside a with block
 
         for path in (space / ".ledger").rglob("*"):
             if path.is_file() and not path.is_symlink():

@@ -67,7 +67,7 @@ async def ledger_changes(directory: Path, *, heartbeat: float = HEARTBEAT_SECOND
                     ticks = 0
                     yield "heartbeat"
             return  # the watcher stopped by itself (the folder went away)
-        except (OSError, RuntimeError) as exc:
+        except Exception as exc:  # e.g. a path watchfiles cannot take: never end the server
             how = "polling" if force_polling else "file events"
             logger.warning("ledger-context: watching %s by %s failed (%s)", display_path(directory), how, exc)
     logger.warning("ledger-context: only the %g s heartbeat will notice changes", heartbeat)
