@@ -7,6 +7,7 @@ The differential tests run with a fixed seed (``derandomize``) so CI is repeatab
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -26,8 +27,8 @@ from ledger_context.quick_yaml import QUICK_ENV, quick_mapping
 EXAMPLES = int(os.environ.get("LEDGER_CONTEXT_QUICK_EXAMPLES", "3000"))
 DIFFERENTIAL = settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 
-MIN_CORPUS_HIT_RATE = 0.97
-"""Share of the fixture documents' frontmatter the quick path must read (measured 263 of 265, 99.2 %)."""
+MIN_CORPUS_HIT_RATE = 0.99
+"""Share of the fixture documents' frontmatter the quick path must read (measured 265 of 265)."""
 
 # The quick path must agree with libyaml on everything it accepts.
 _PIECES = st.sampled_from(
@@ -36,6 +37,8 @@ _PIECES = st.sampled_from(
         "{", "}", "&", "*", "!", "|", ">", "%", "@", "`", "?", "~", "é", "\u00a0", "\u2028", "\u0085",
         "\ufeff", "\t", "🙂", "\x7f", "null", "yes", "2026-01-01", "0.5", ".", "/", "(", "=", "$", "^", "<",
         "\n", "\n  ", ", ", " , ", "[]", "x y",
+        "- ", "\n- ", "\n  - ", "? ", "&a ", "*a", "!!str ", "|", "|-", ">-", "\n---", "\n...", "---",
+        "'a'", '"b"', " # c", "a:b", "-x", "\u00ff", "日本", "\n   ", "[a, 'b']", "{a: b}", "%YAML",
     ]
 )  # fmt: skip
 _VALUES = st.lists(_PIECES, max_size=6).map("".join)
@@ -48,11 +51,29 @@ def _frontmatters(draw: st.DrawFn) -> str:
     for _ in range(draw(st.integers(0, 8))):
         shape = draw(
             st.sampled_from(
-                ["top", "top", "empty", "nested", "item", "blank", "comment", "raw", "flow", "flow"]
+                [
+                    "top",
+                    "top",
+                    "empty",
+                    "nested",
+                    "item",
+                    "blank",
+                    "comment",
+                    "raw",
+                    "flow",
+                    "flow",
+                    "deep",
+                    "deep_item",
+                    "compact",
+                    "block",
+                    "block_text",
+                    "trailing",
+                ]
             )
         )
         key, value = draw(_KEYS), draw(_VALUES)
         indent = draw(st.sampled_from([" ", "  ", "  ", "    "]))
+        deep = draw(st.sampled_from(["   ", "    ", "     ", "      ", "        "]))
         lines.append(
             {
                 "top": f"{key}: {value}",
@@ -63,6 +84,12 @@ def _frontmatters(draw: st.DrawFn) -> str:
                 "comment": f"# {value}",
                 "raw": value,
                 "flow": f"{key}: [{', '.join(draw(st.lists(_VALUES, max_size=3)))}]{draw(_VALUES)}",
+                "deep": f"{deep}{key}:{draw(st.sampled_from(['', ' ']))}{value}",
+                "deep_item": f"{deep}- {value}",
+                "compact": f"{indent}- {key}: {value}",
+                "block": f"{key}: {draw(st.sampled_from(['|', '|-', '>', '>-', '|+', '>2']))}{value}",
+                "block_text": f"{indent}{value}",
+                "trailing": f"{key}: {value} #{value}",
             }[shape]
         )
     return "\n".join(lines)
@@ -136,6 +163,216 @@ def test_quick_path_answers_for_its_grammar_what_libyaml_reads(text: str) -> Non
     quick = quick_mapping(text)
     assert quick is not None
     assert quick == load_with_libyaml(text)[0]
+
+
+# Nested shapes of real frontmatter (quick_yaml's docstring): block mappings and
+# sequences at any consistent indentation, indentless sequences, sequences of compact
+# mappings, flow lists with quoted items, block scalars, comments and blank lines.
+_NESTED_KEYS = ["a", "b", "url", "p50", "name", "x-y", "k_2", "t", "2026"]
+_FLOW_ITEMS = st.sampled_from(["a", "b c", "x.y", "1", "é", "'q, r'", '"s: t"', "'it''s'", "-1"])
+_BLOCK_LINES = st.sampled_from(["plain words", "# not a comment", "a: b", "- item", "'q'", "x  y", "🙂 ✅"])
+
+
+def _scalar_line(draw: st.DrawFn) -> str:
+    value = draw(st.one_of(_SCALARS, st.just("x # a comment"), st.just("-5")))
+    return value + draw(st.sampled_from(["", " ", "  # c"]))
+
+
+def _mapping_lines(draw: st.DrawFn, indent: int, depth: int) -> list[str]:
+    pad = " " * indent
+    lines: list[str] = []
+    keys = draw(st.lists(st.sampled_from(_NESTED_KEYS), min_size=1, max_size=4, unique=True))
+    for key in keys:
+        shapes = ["scalar", "scalar", "flow", "empty", "block", "comment"]
+        if depth < 5:
+            shapes += ["mapping", "sequence", "indentless"]
+        shape = draw(st.sampled_from(shapes))
+        if shape == "scalar":
+            lines.append(f"{pad}{key}: {_scalar_line(draw)}")
+        elif shape == "flow":
+            lines.append(f"{pad}{key}: [{', '.join(draw(st.lists(_FLOW_ITEMS, max_size=3)))}]")
+        elif shape == "empty":
+            lines.append(f"{pad}{key}:{draw(st.sampled_from(['', ' ', ' # c']))}")
+        elif shape == "comment":
+            lines.append(f"{' ' * draw(st.integers(0, 6))}# {draw(_PLAIN_WORDS)}")
+            lines.append(f"{pad}{key}: {_scalar_line(draw)}")
+        elif shape == "block":
+            step = draw(st.integers(1, 3))
+            lines.append(f"{pad}{key}: {draw(st.sampled_from(['|', '|-', '>', '>-']))}")
+            body = draw(st.lists(_BLOCK_LINES, min_size=1, max_size=3))
+            lines += [" " * (indent + step) + text for text in body]
+            if draw(st.booleans()):
+                lines.append("")
+        elif shape == "mapping":
+            lines.append(f"{pad}{key}:")
+            lines += _mapping_lines(draw, indent + draw(st.integers(1, 4)), depth + 1)
+        else:
+            lines.append(f"{pad}{key}:")
+            step = 0 if shape == "indentless" else draw(st.integers(1, 4))
+            lines += _sequence_lines(draw, indent + step, depth + 1)
+    return lines
+
+
+def _sequence_lines(draw: st.DrawFn, indent: int, depth: int) -> list[str]:
+    pad = " " * indent
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 3))):
+        shape = draw(st.sampled_from(["scalar", "scalar", "flow", "compact"]))
+        gap = " " * draw(st.integers(1, 2))
+        if shape == "scalar":
+            lines.append(f"{pad}-{gap}{_scalar_line(draw)}")
+        elif shape == "flow":
+            lines.append(f"{pad}-{gap}[{', '.join(draw(st.lists(_FLOW_ITEMS, max_size=3)))}]")
+        else:
+            inner = _mapping_lines(draw, indent + 1 + len(gap), depth + 1)
+            while inner[0].lstrip(" ").startswith("#"):  # a comment goes before the item
+                lines.append(inner.pop(0))
+            lines += [f"{pad}-{gap}{inner[0].lstrip(' ')}", *inner[1:]]
+    return lines
+
+
+@st.composite
+def _nested_frontmatters(draw: st.DrawFn) -> str:
+    lines = _mapping_lines(draw, 0, 1)
+    if draw(st.booleans()):
+        lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["", "  ", "# c"])))
+    return "\n".join(lines)
+
+
+@DIFFERENTIAL
+@given(_nested_frontmatters())
+def test_quick_path_answers_for_nested_frontmatter_what_libyaml_reads(text: str) -> None:
+    quick = quick_mapping(text)
+    if quick is None:  # only where a comment or blank line landed inside a block scalar
+        assert "|" in text or ">" in text, text
+        return
+    assert quick == load_with_libyaml(text)[0]
+
+
+# Near misses: a nested frontmatter with one hostile change. Declining is always right;
+# an answer must be libyaml's.
+_HOSTILE = st.sampled_from(
+    [
+        "\t", " ", "  ", "? ", "- ", "&a ", "*a", "!tag ", "|", ">", "#", " #", ":", ": ", "'", '"', "\\",
+        "---", "...", "\n---\n", "\n...\n", "{", "}", "[", "]", ",", "é", "\u00a0", "\u2028", "\ufeff",
+        "%", "@", "`", "\n", "\n ", "\n  - x", "\n  y: z", "a:b", "<<: ", "- - ", "x", "0",
+    ]
+)  # fmt: skip
+
+
+@st.composite
+def _near_misses(draw: st.DrawFn) -> str:
+    text = draw(_nested_frontmatters())
+    for _ in range(draw(st.integers(1, 3))):
+        where = draw(st.integers(0, len(text)))
+        if draw(st.booleans()) or where == len(text):
+            text = text[:where] + draw(_HOSTILE) + text[where:]
+        else:
+            text = text[:where] + text[where + 1 :]  # drop one character (an indent, a colon)
+    return text
+
+
+@DIFFERENTIAL
+@given(_near_misses())
+def test_quick_path_equals_libyaml_on_near_misses(text: str) -> None:
+    quick = quick_mapping(text)
+    if quick is None:
+        return
+    try:
+        mapping, duplicates = load_with_libyaml(text)
+    except FrontmatterError:
+        pytest.fail(f"the quick path read what libyaml refuses: {text!r}")
+    assert quick == mapping, text
+    assert duplicates == []
+
+
+def test_quick_path_reads_the_nested_shapes_of_documentation_frontmatter() -> None:
+    text = (
+        "title: Routing (finding 12)\nsource:\n  url: https://docs.example.com/f/12\n"
+        '  fetched_at: "2025-01-05T10:00:00Z"\n  sections:\n    - router\n    - drafter\n'
+        "review:\n  reviewers:\n    - name: maria\n      verdict: approve\n  checklist:\n    tests: passed\n"
+        "links:\n- rel: evidence\n  href: exp-000123\nkeywords: [a, 'b, c']  # why\n"
+        "description: >-\n  First line `code` here.\n  Second line.\nnotes: |\n  # kept\n  a: b\n\nend: x"
+    )
+    assert quick_mapping(text) == {
+        "title": "Routing (finding 12)",
+        "source": {
+            "url": "https://docs.example.com/f/12",
+            "fetched_at": "2025-01-05T10:00:00Z",
+            "sections": ["router", "drafter"],
+        },
+        "review": {
+            "reviewers": [{"name": "maria", "verdict": "approve"}],
+            "checklist": {"tests": "passed"},
+        },
+        "links": [{"rel": "evidence", "href": "exp-000123"}],
+        "keywords": ["a", "b, c"],
+        "description": "First line `code` here. Second line.",
+        "notes": "# kept\na: b\n",
+        "end": "x",
+    }
+    assert quick_mapping(text) == load_with_libyaml(text)[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a:\n  b: 1\n  b: 2",  # a duplicate nested key
+        "a:\n- x: 1\n  x: 2",
+        "a:\n    b: 1\n  c: 2",  # a dedent to no open block
+        "a: b\n  c",  # a multi-line plain scalar
+        "a:\n\tb: 1",  # a tab
+        "a: |\n  x\n\n  y",  # a blank line inside a block scalar
+        "a: |\n    x\n  y",
+        "a: |+\n  x",
+        "a: &x b",
+        "a: !t b",
+        "? a\n: b",
+        "a:b",
+        "a: b: c",
+        "- a",
+        "a:\n  - - x",
+        "a: {b: c}",
+        "k0:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 16)) + " " * 16 + "v: x",  # level 17
+    ],
+)
+def test_quick_path_declines_what_it_cannot_prove(text: str) -> None:
+    assert quick_mapping(text) is None
+
+
+def test_quick_path_reads_up_to_its_depth_bound() -> None:
+    text = "k0:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 15)) + " " * 15 + "v: x"  # level 16
+    assert quick_mapping(text) == load_with_libyaml(text)[0]
+
+
+# Linear time: each hostile line is 100 KB; a quadratic scan would take minutes.
+_LONG = 100_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: " + "b " * (_LONG // 2) + ":",
+        "a: " + "x:" * (_LONG // 2),
+        "a: " + "b" + " " * _LONG + "#",
+        "a: '" + "''" * (_LONG // 2),
+        'a: "' + "x" * _LONG,
+        "a: [" + "x, " * (_LONG // 3),
+        "a: [" + "'x', " * (_LONG // 5) + "'",
+        "a: " + "[" * _LONG,
+        " " * _LONG + "a: b",
+        "- " * (_LONG // 2) + "x",
+        "a" * _LONG + ": b",
+        "a:\n" + "  - x\n" * (_LONG // 6),
+        "a: |\n" + "  " + "x " * (_LONG // 2),
+        "a: " + "#" * _LONG,
+    ],
+    ids=lambda text: repr(text[:12]),
+)
+def test_quick_path_is_linear_on_long_hostile_lines(text: str) -> None:
+    started = time.perf_counter()
+    quick_mapping(text)
+    assert time.perf_counter() - started < 2.0
 
 
 def _fixture_frontmatters() -> list[tuple[Path, str]]:

@@ -4,7 +4,7 @@ The frontmatter text is kept verbatim and never re-serialised; it is loaded with
 implicit typing (PyYAML's ``CBaseLoader``, or its pure-Python ``BaseLoader`` where libyaml
 is missing or ``LEDGER_CONTEXT_YAML=python`` asks for it), so every scalar stays a string
 and no date, boolean or number conversion can lose or change a value. The quick path for
-the simplest shapes lives in :mod:`~ledger_context.quick_yaml`.
+the shapes real frontmatter uses lives in :mod:`~ledger_context.quick_yaml`.
 """
 
 from __future__ import annotations
@@ -320,7 +320,7 @@ class Loaded:
 def load_frontmatter(frontmatter: str) -> Loaded:
     """Load frontmatter text as a YAML mapping without implicit typing (spec §2).
 
-    The quick path (:mod:`~ledger_context.quick_yaml`) answers for the simplest shapes;
+    The quick path (:mod:`~ledger_context.quick_yaml`) answers for the usual shapes;
     everything else goes to :func:`full_loader`. Scalars are ``str``; an empty or
     comment-only frontmatter is ``{}``. Raises :class:`FrontmatterError` when the YAML
     does not parse, is not a mapping, or nests deeper than :data:`MAX_NESTING`.

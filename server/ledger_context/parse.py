@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from typing import Any
 
 from .classify import UNKNOWN, declared_class
@@ -63,13 +64,14 @@ def parse_document(kind: str, path: str, data: bytes) -> FileResult:
     title = ""
     if renders_title(kind, status):
         title = title_of(mapping.get("title"), None, "")
-        position = keys.find("title") if title else (None, None)
+        given = bool(title)
         if not title:
             title = title_of(None, first_h1(split.body), slug)
         if status is not None and SELECTING_STATUS.get(kind) == status and _BIDI.search(title):
+            position = keys.find("title") if given else (None, None)
             problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
     metrics = tuple(metrics_list(split.body)) if renders_metrics(kind, status) else ()
-    _check_keys(path, mapping, keys, problems)
+    _check_keys(path, mapping, keys, problems, merge_keys=loaded.loader != "quick")
     data_class = _data_class(path, mapping, keys, problems)
     document = Document(
         kind=kind,
@@ -281,12 +283,24 @@ class _KeyFinder:
         return found
 
 
-def _check_keys(path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: list[Problem]) -> None:
-    """Known field keys in the wrong case or with another separator, and YAML merge keys."""
+@lru_cache(maxsize=4096)
+def _misspelt_field(key: str) -> str | None:
+    """The known field ``key`` misspells (letter case or separator), or ``None``; cached,
+    since the same few keys recur in every document of a ledger."""
+    if key in _KNOWN_FIELDS or len(key) > 12:
+        return None
+    return _FOLDED_FIELDS.get(_fold(key))
+
+
+def _check_keys(
+    path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: list[Problem], merge_keys: bool = True
+) -> None:
+    """Known field keys in the wrong case or with another separator, and YAML merge keys
+    (looked for only when ``merge_keys``: the quick path never reads a ``<<`` key)."""
     for key in mapping:
-        if not isinstance(key, str) or key in _KNOWN_FIELDS or len(key) > 12:
+        if not isinstance(key, str):
             continue
-        right = _FOLDED_FIELDS.get(_fold(key))
+        right = _misspelt_field(key)
         if right is not None:
             problems.append(
                 Problem(
@@ -297,6 +311,8 @@ def _check_keys(path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: 
                     *keys.find(key),
                 )
             )
+    if not merge_keys:
+        return
     stack: list[Any] = [mapping]
     seen: set[int] = set()
     while stack:  # merge keys at any depth, without recursion; each alias once (alias bombs)
@@ -322,7 +338,13 @@ def _check_keys(path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: 
 
 def _is_misspelt_class_key(key: Any) -> bool:
     """A key that equals ``data_class`` once case is folded and ``-``, ``_``, spaces go."""
-    if not isinstance(key, str) or key == CLASS_KEY:
+    return isinstance(key, str) and _misspells_class(key)
+
+
+@lru_cache(maxsize=4096)
+def _misspells_class(key: str) -> bool:
+    """:func:`_is_misspelt_class_key` for a string key; cached like :func:`_misspelt_field`."""
+    if key == CLASS_KEY:
         return False
     folded = key.casefold()
     if "class" not in folded:
