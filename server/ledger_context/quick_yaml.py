@@ -127,6 +127,147 @@ def _block_scalar(style: str, lines: list[str], final_newline: bool) -> str:
     return text + "\n" if final_newline and not style.endswith("-") else text
 
 
+_DECLINE = object()
+"""What a step of the quick path returns when the text must go to the full loader."""
+
+
+def _value(plain: str, single: str, double: str, flow: str, depth: int) -> Any:
+    """The value of a one-line scalar or flow list at nesting ``depth``; ``None`` when the
+    line holds none, :data:`_DECLINE` when it is too deep."""
+    if plain:
+        return plain
+    if single:
+        return single[1:-1].replace("''", "'")
+    if double:
+        return double[1:-1]
+    if flow:
+        return _DECLINE if depth + 1 > MAX_QUICK_DEPTH else _flow_list(flow)
+    return None
+
+
+class _Reader:
+    """The state of one quick read: the open collections, a ``KEY:`` whose block may
+    follow, and an open block scalar. Each method returns False to decline."""
+
+    def __init__(self) -> None:
+        self.root: dict[str, Any] = {}
+        self.indents = [0]  # the open collections, innermost last, and their indentations
+        self.containers: list[Any] = [self.root]
+        self.opened: tuple[dict[str, Any], str, int] | None = None
+        self.scalar: tuple[dict[str, Any], str, int, str] | None = None
+        self.scalar_lines: list[str] = []
+        self.scalar_indent = 0
+        self.after_scalar = False  # a blank line followed the block scalar's text
+
+    def scalar_line(self, width: int, rest: str) -> bool | None:
+        """A line while a block scalar is open: True when it belongs to the scalar (or is a
+        blank line after it), None when the scalar ended before it, False to decline."""
+        assert self.scalar is not None
+        parent, scalar_key, parent_indent, style = self.scalar
+        if not rest:
+            if not self.scalar_lines or width > self.scalar_indent:
+                return False
+            self.after_scalar = True
+            return True
+        if not self.scalar_lines and width > parent_indent:
+            self.scalar_indent = width
+        if (self.scalar_lines or width > parent_indent) and width >= self.scalar_indent:
+            if width > self.scalar_indent or self.after_scalar or rest[-1] == " ":
+                return False
+            self.scalar_lines.append(rest)
+            return True
+        if not self.scalar_lines:
+            return False
+        parent[scalar_key] = _block_scalar(style, self.scalar_lines, True)
+        self.scalar = None
+        return None
+
+    def open_block(self, width: int, dash: str, key: str) -> bool:
+        """The line after a ``KEY:``: it may open that key's block mapping or sequence."""
+        assert self.opened is not None
+        parent, open_key, key_indent = self.opened
+        self.opened = None
+        if width > key_indent or (width == key_indent and dash):
+            if not dash and not key:
+                return False  # a scalar on the line after its key
+            block_value: Any = [] if dash else {}
+            parent[open_key] = block_value
+            self.indents.append(width)
+            self.containers.append(block_value)
+            if len(self.indents) > MAX_QUICK_DEPTH:
+                return False
+        return True
+
+    def container_at(self, width: int, dash: str) -> Any:
+        """The collection a line at ``width`` belongs to, closing deeper ones, or
+        :data:`_DECLINE`."""
+        indents, containers = self.indents, self.containers
+        while indents[-1] > width:
+            indents.pop()
+            containers.pop()
+        if indents[-1] != width:
+            return _DECLINE
+        top = containers[-1]
+        if not dash and type(top) is list:  # the end of an indentless sequence
+            indents.pop()
+            containers.pop()
+            if indents[-1] != width:
+                return _DECLINE
+            top = containers[-1]
+        return top
+
+    def entry(self, width: int, dash: str, key: str, fields: tuple[str, str, str, str], block: str) -> bool:
+        """One ``- item``, ``- key: value`` or ``key: value`` line."""
+        top = self.container_at(width, dash)
+        if top is _DECLINE:
+            return False
+        depth = len(self.indents)
+        if dash:
+            if type(top) is not list:
+                return False
+            if not key:
+                item_value = _value(*fields, depth)
+                if item_value is None or item_value is _DECLINE:
+                    return False  # an empty item or a block scalar in a sequence; too deep
+                top.append(item_value)
+                return True
+            item: dict[str, Any] = {}
+            top.append(item)
+            width += len(dash)
+            self.indents.append(width)
+            self.containers.append(item)
+            if len(self.indents) > MAX_QUICK_DEPTH:
+                return False
+            top, depth = item, len(self.indents)
+        elif not key:
+            return False  # a scalar where a key belongs
+        if key in top:
+            return False
+        value = _value(*fields, depth)
+        if value is _DECLINE:
+            return False
+        if value is not None:
+            top[key] = value
+        elif block:
+            top[key] = ""
+            self.scalar = (top, key, width, block)
+            self.scalar_lines = []
+            self.after_scalar = False
+        else:
+            top[key] = ""
+            self.opened = (top, key, width)
+        return True
+
+    def finish(self) -> dict[str, Any] | None:
+        if self.scalar is not None:
+            if not self.scalar_lines:
+                return None
+            self.scalar[0][self.scalar[1]] = _block_scalar(
+                self.scalar[3], self.scalar_lines, self.after_scalar
+            )
+        return self.root
+
+
 def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
     """The mapping of a frontmatter in the grammar of this module, or ``None``.
 
@@ -136,114 +277,25 @@ def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
     """
     if _HAS_UNSAFE.search(frontmatter) is not None:
         return None
-    root: dict[str, Any] = {}
-    indents = [0]  # the open collections, innermost last, and their indentations
-    containers: list[Any] = [root]
-    opened: tuple[dict[str, Any], str, int] | None = None  # a "KEY:" whose block may follow
-    scalar: tuple[dict[str, Any], str, int, str] | None = None  # an open block scalar
-    scalar_lines: list[str] = []
-    scalar_indent = 0
-    after_scalar = False  # a blank line followed the block scalar's text
+    reader = _Reader()
     lines = _LINE.findall(frontmatter)
     if not frontmatter.endswith("\n"):
         lines.pop()  # the empty match at the end of the text is no line
+    entry = reader.entry  # bound once: this loop runs for every frontmatter line
     for indent, rest, dash, key, plain, single, double, flow, block, other in lines:
         width = len(indent)
-        if scalar is not None:
-            parent, scalar_key, parent_indent, style = scalar
-            if not rest:
-                if not scalar_lines or width > scalar_indent:
-                    return None
-                after_scalar = True
-                continue
-            if not scalar_lines and width > parent_indent:
-                scalar_indent = width
-            if (scalar_lines or width > parent_indent) and width >= scalar_indent:
-                if width > scalar_indent or after_scalar or rest[-1] == " ":
-                    return None
-                scalar_lines.append(rest)
-                continue
-            if not scalar_lines:
+        if reader.scalar is not None:
+            taken = reader.scalar_line(width, rest)
+            if taken is False:
                 return None
-            parent[scalar_key] = _block_scalar(style, scalar_lines, True)
-            scalar = None
+            if taken:
+                continue
         if other:
             return None
         if not rest or rest[0] == "#":
             continue  # a blank line or a comment
-        if opened is not None:
-            parent, open_key, key_indent = opened
-            opened = None
-            if width > key_indent or (width == key_indent and dash):
-                if not dash and not key:
-                    return None  # a scalar on the line after its key
-                block_value: Any = [] if dash else {}
-                parent[open_key] = block_value
-                indents.append(width)
-                containers.append(block_value)
-                if len(indents) > MAX_QUICK_DEPTH:
-                    return None
-        while indents[-1] > width:
-            indents.pop()
-            containers.pop()
-        if indents[-1] != width:
+        if reader.opened is not None and not reader.open_block(width, dash, key):
             return None
-        top = containers[-1]
-        if not dash and type(top) is list:  # the end of an indentless sequence
-            indents.pop()
-            containers.pop()
-            if indents[-1] != width:
-                return None
-            top = containers[-1]
-        if dash:
-            if type(top) is not list:
-                return None
-            if not key:
-                if plain:
-                    top.append(plain)
-                elif single:
-                    top.append(single[1:-1].replace("''", "'"))
-                elif double:
-                    top.append(double[1:-1])
-                elif flow:
-                    if len(indents) + 1 > MAX_QUICK_DEPTH:
-                        return None
-                    top.append(_flow_list(flow))
-                else:
-                    return None  # an empty item or a block scalar in a sequence
-                continue
-            item: dict[str, Any] = {}
-            top.append(item)
-            width += len(dash)
-            indents.append(width)
-            containers.append(item)
-            if len(indents) > MAX_QUICK_DEPTH:
-                return None
-            top = item
-        elif not key:
-            return None  # a scalar where a key belongs
-        if key in top:
+        if not entry(width, dash, key, (plain, single, double, flow), block):
             return None
-        if plain:
-            top[key] = plain
-        elif single:
-            top[key] = single[1:-1].replace("''", "'")
-        elif double:
-            top[key] = double[1:-1]
-        elif flow:
-            if len(indents) + 1 > MAX_QUICK_DEPTH:
-                return None
-            top[key] = _flow_list(flow)
-        elif block:
-            top[key] = ""
-            scalar = (top, key, width, block)
-            scalar_lines = []
-            after_scalar = False
-        else:
-            top[key] = ""
-            opened = (top, key, width)
-    if scalar is not None:
-        if not scalar_lines:
-            return None
-        scalar[0][scalar[1]] = _block_scalar(scalar[3], scalar_lines, after_scalar)
-    return root
+    return reader.finish()
