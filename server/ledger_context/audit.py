@@ -295,7 +295,7 @@ class AuditLog:
         if time.monotonic() < self._retry_at:
             return None
         try:
-            self._db = connect(self.path, create)
+            self._db = _connect_retrying(self.path, create)
             self._identity = _file_identity(self.path)
         except FileNotFoundError as exc:
             if not create:  # a reader on a log that does not exist yet: nothing to say
@@ -363,6 +363,19 @@ class AuditLog:
         if self._failure is not None:
             logger.info("ledger-context: the audit log %s is written again", self.path)
             self._failure = None
+
+
+def _connect_retrying(path: Path, create: bool, attempts: int = 5) -> sqlite3.Connection:
+    """:func:`connect`, tried again after a short pause while another server holds the
+    file to set it up (switching to WAL or creating the schema takes it whole)."""
+    for attempt in range(attempts):
+        try:
+            return connect(path, create)
+        except sqlite3.OperationalError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 def _file_identity(path: Path) -> tuple[int, int] | None:
