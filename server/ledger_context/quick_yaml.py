@@ -284,8 +284,24 @@ def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
     lines = _LINE.findall(frontmatter)
     if not frontmatter.endswith("\n"):
         lines.pop()  # the empty match at the end of the text is no line
+    root, indents, containers = reader.root, reader.indents, reader.containers
     entry = reader.entry  # bound once: this loop runs for every frontmatter line
     for indent, rest, dash, key, plain, single, double, flow, block, other in lines:
+        if (
+            (plain or double)
+            and key
+            and not indent
+            and not dash
+            and reader.opened is None
+            and reader.scalar is None
+        ):
+            # The usual line, ``key: value`` at the top, read here without the steps below
+            # (what entry() would do for it): close every open collection, then store.
+            del indents[1:], containers[1:]
+            if key in root:
+                return None
+            root[key] = plain or double[1:-1]
+            continue
         width = len(indent)
         if reader.scalar is not None:
             taken = reader.scalar_line(width, rest)
