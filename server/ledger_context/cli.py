@@ -310,12 +310,15 @@ def _cmd_pack(args: argparse.Namespace) -> int:
 
 def _cmd_explain(args: argparse.Namespace) -> int:
     from .explain import explain
-    from .explain_path import explain_path
     from .readout import brief_readout, budget_text, path_text
 
     with _build(args, provenance=True) as (build, shown):
         full = explain(build, "full")
-        answer = explain_path(build, _argument_text(args.path)) if args.path is not None else None
+        answer = None
+        if args.path is not None:
+            from .explain_path import explain_path
+
+            answer = explain_path(build, _argument_text(args.path))
     if args.rev is not None:
         full = full.model_copy(update={"space": shown})
     if args.html is not None:
