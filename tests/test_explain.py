@@ -9,13 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pydantic import TypeAdapter
 
 from conftest import FIXTURES, Files, doc, write_ledger
 from ledger_context import build_context
 from ledger_context.brief import Brief
 from ledger_context.cli import main
 from ledger_context.context import ContextBuild
-from ledger_context.explain import Explanation, explain
+from ledger_context.explain import Explanation, explain, explanation_json
 from ledger_context.readout import brief_readout, budget_text
 
 Ledger = Callable[[Files], Path]
@@ -104,7 +105,7 @@ def test_no_document_text_reaches_any_explanation(
     assert MARKER in build.pack or cap == 40
     for detail in ("brief", "full"):
         explanation = explain(build, detail)  # type: ignore[arg-type]
-        assert MARKER not in explanation.model_dump_json()
+        assert MARKER not in explanation_json(explanation)
         assert MARKER not in budget_text(explanation)
     brief, text = brief_readout(explain(build, "full"))
     assert MARKER not in brief.model_dump_json() and MARKER not in text
@@ -120,8 +121,33 @@ def test_json_output_is_the_structured_data(ledger: Ledger, capsys: pytest.Captu
     assert Brief.model_validate(data).pack.bytes == 12216
     assert data["classification"]["effective_class"] == "restricted"
     assert main(["explain", "--full", "--json", "--space", str(FIXTURES / "demo")]) == 0
-    full = Explanation.model_validate(json.loads(capsys.readouterr().out))
+    full = TypeAdapter(Explanation).validate_json(capsys.readouterr().out)
     assert full.pack.bytes == 12216 and len(full.blocks) == 26
+
+
+def test_the_schema_of_the_explanation_carries_its_descriptions() -> None:
+    # The explanation is plain data; pydantic reads the classes' docstrings and the fields'
+    # description metadata, so the MCP structured output keeps the schema it had as models.
+    schema = TypeAdapter(Explanation).json_schema()
+    assert schema["description"] == "The breakdown of one pack (spec §8)."
+    assert schema["required"] == [
+        *("space", "detail", "yaml_loader", "rule", "pack", "metrics", "groups", "kinds", "blocks"),
+        *("classification", "problem_counts", "problems"),
+    ]
+    assert schema["properties"]["audit"] == {
+        "anyOf": [{"type": "string"}, {"type": "null"}],
+        "default": None,
+        "description": "The server's audit log: 'ok', 'off' or 'failing: <reason>'; null outside serve",
+        "title": "Audit",
+    }
+    totals = schema["$defs"]["PackTotals"]
+    assert totals["description"] == "The pack as returned by get_context."
+    assert totals["properties"]["bytes"] == {
+        "description": "Size of the pack in UTF-8 bytes",
+        "title": "Bytes",
+        "type": "integer",
+    }
+    assert schema["$defs"]["BlockLine"]["properties"]["outcome"]["enum"] == ["kept", "truncated", "dropped"]
 
 
 # Regression: a bug found by trying to break the product.
