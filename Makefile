@@ -71,9 +71,9 @@ bench: $(STAMP)
 golden: $(STAMP)
 	$(BIN)/python tests/golden/regenerate.py
 
-## fixtures: regenerate ledger_fixtures/ from ledger_fixtures/generate.py
-fixtures:
-	$(PYTHON) ledger_fixtures/generate.py
+## fixtures: regenerate ledger_fixtures/ from ledger_fixtures/generate.py (checked with the package)
+fixtures: $(STAMP)
+	$(BIN)/python ledger_fixtures/generate.py
 
 ## inspector: drive the server with the MCP Inspector CLI (needs Node 20+; not part of CI)
 inspector: $(STAMP)

@@ -49,12 +49,12 @@ def machine_line(started_at: dt.datetime, load: str, generators: str) -> str:
     import yaml
 
     import ledger_context
-    from ledger_context.frontmatter import LIBYAML
+    from ledger_context.frontmatter import libyaml_available
 
     return (
         f"{started_at:%Y-%m-%d %H:%M %Z} · {os.cpu_count()} cores (load average {load} at start) · "
         f"Python {platform.python_version()} ({platform.python_implementation()}) · "
         f"{platform.system()} {platform.release()} {platform.machine()} · "
         f"ledger-context {ledger_context.__version__} at {git_revision()} · PyYAML {yaml.__version__} "
-        f"({'libyaml' if LIBYAML else 'no libyaml'}) · {generators}"
+        f"({'libyaml' if libyaml_available() else 'no libyaml'}) · {generators}"
     )

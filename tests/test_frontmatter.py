@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from conftest import (
     ACTIVE_HARNESS,
+    FIXTURES,
     H,
     X,
     assert_linear,
@@ -636,3 +640,25 @@ def test_duplicate_key_message_does_not_quote_the_key(tmp_path):
     )
     (problem,) = build_context(space).ledger.problems
     assert "SECRETKEY" not in problem.message
+
+
+def _pyyaml_imported_by_pack(space: Path) -> bool:
+    script = (
+        "import sys\n"
+        "from ledger_context.cli import main\n"
+        "main(['pack', '--space', sys.argv[1]])\n"
+        "sys.stderr.write(str('yaml' in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(space)], capture_output=True, text=True, check=True
+    )
+    assert "## Harness: " in done.stdout
+    return done.stderr == "True"
+
+
+def test_pyyaml_is_imported_only_when_a_frontmatter_needs_it(tmp_path: Path) -> None:
+    # Importing PyYAML is about a tenth of a short ``pack`` process, so it waits for the
+    # first frontmatter the quick path declines; the demo's are all read by the quick path.
+    assert not _pyyaml_imported_by_pack(FIXTURES / "demo")
+    declined = write_ledger(tmp_path, {"harnesses/h.md": "---\nstatus: active\nmodels: {a: b}\n---\n"})
+    assert _pyyaml_imported_by_pack(declined)

@@ -417,3 +417,21 @@ def test_what_the_quick_path_declines_libyaml_may_refuse() -> None:
     assert quick_mapping("a: b: c") is None
     with pytest.raises(FrontmatterError):
         load_frontmatter("a: b: c")
+
+
+def test_first_written_as_a_complement_is_the_grammar_s_first() -> None:
+    # FIRST is spelt as the complement of its ranges so that importing the module does
+    # not loop over every code point of them; every code point must still agree.
+    import re
+
+    from ledger_context import quick_yaml
+
+    grammar = re.compile(r"[A-Za-z0-9_./(+$=~^<\u00c0-\u2027\u202a-\ud7ff\ue000-\ufdcf\U00010000-\U0010ffff]")
+    written = re.compile(quick_yaml._FIRST)
+    differ = [
+        code
+        for code in range(0x110000)
+        if (grammar.match(chr(code)) is None) != (written.match(chr(code)) is None)
+    ]
+    assert differ == []
+    assert written.match("a") and not written.match("-") and not written.match("\u2028")

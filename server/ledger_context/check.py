@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .document import SELECTING_STATUS
-from .frontmatter import LIBYAML, full_loader, yaml_env_problem
+from .frontmatter import full_loader, libyaml_available, yaml_env_problem
 from .ledger import Ledger
 from .problems import Problem, problem_sort_key
 
@@ -97,7 +97,7 @@ def _loader_problems() -> list[Problem]:
     env_problem = yaml_env_problem()
     if env_problem is not None:
         problems.append(Problem(".ledger", "warning", env_problem))
-    if not LIBYAML:
+    if not libyaml_available():
         problems.append(
             Problem(
                 ".ledger",

@@ -9,23 +9,30 @@ the shapes real frontmatter uses lives in :mod:`~ledger_context.quick_yaml`.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any, Literal
-
-import yaml
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import quick_yaml
 
-try:
-    from yaml import CBaseLoader as _CBaseLoader
+if TYPE_CHECKING:
+    import yaml
 
-    LIBYAML = True
-    """True when PyYAML's C loader (libyaml) is available."""
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    LIBYAML = False
+# PyYAML is imported where a frontmatter first needs it, not at the top: the quick path
+# reads nearly every frontmatter, and importing PyYAML (whose reader compiles a regex of
+# large Unicode ranges) costs about a tenth of a short ``pack`` process.
+
+
+@functools.cache
+def libyaml_available() -> bool:
+    """Whether PyYAML's C loader (libyaml) is available."""
+    import yaml
+
+    return bool(getattr(yaml, "__with_libyaml__", False))
+
 
 YamlLoader = Literal["quick", "libyaml", "python"]
 """Which loader read a frontmatter: the quick path, libyaml, or PyYAML's pure-Python one."""
@@ -41,7 +48,7 @@ YAML_ENV_VALUES = ("libyaml", "python")
 def full_loader() -> Literal["libyaml", "python"]:
     """The loader used when the quick path declines: ``python`` when libyaml is missing
     or :data:`YAML_ENV` asks for it (read on each call), else ``libyaml``."""
-    if not LIBYAML or os.environ.get(YAML_ENV, "").strip().casefold() == "python":
+    if not libyaml_available() or os.environ.get(YAML_ENV, "").strip().casefold() == "python":
         return "python"
     return "libyaml"
 
@@ -162,6 +169,8 @@ class DuplicateKey:
 
 
 def _collection_children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
+
     if isinstance(node, yaml.MappingNode):
         return [child for pair in node.value for child in pair]
     if isinstance(node, yaml.SequenceNode):
@@ -176,6 +185,8 @@ def _too_deep(root: yaml.Node) -> yaml.Node | None:
     node without recursion, so aliases count where they are used and a deep text costs
     linear time; an alias cycle counts as too deep.
     """
+    import yaml
+
     heights: dict[int, int] = {}
     expanding: set[int] = set()
     stack = [root]
@@ -253,14 +264,14 @@ class _LoaderMixin:
         return mapping
 
 
-class _PythonLoader(_LoaderMixin, yaml.BaseLoader):
-    """PyYAML's pure-Python ``BaseLoader`` with the checks of :class:`_LoaderMixin`."""
+@functools.cache
+def _loader_class(loader_name: Literal["libyaml", "python"]) -> type[_LoaderMixin]:
+    """libyaml's ``CBaseLoader`` or PyYAML's pure-Python ``BaseLoader``, with the checks
+    of :class:`_LoaderMixin`."""
+    import yaml
 
-
-if LIBYAML:
-
-    class _CLoader(_LoaderMixin, _CBaseLoader):
-        """libyaml's ``CBaseLoader`` with the checks of :class:`_LoaderMixin`."""
+    base = yaml.CBaseLoader if loader_name == "libyaml" else yaml.BaseLoader
+    return type(f"_{loader_name.capitalize()}Loader", (_LoaderMixin, base), {})
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -343,18 +354,20 @@ def load_mapping(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateKey]]:
 def load_with_libyaml(frontmatter: str) -> tuple[dict[Any, Any], list[DuplicateKey]]:
     """:func:`load_with_yaml` through libyaml where it is available (the reference the
     quick path is tested against)."""
-    return load_with_yaml(frontmatter, "libyaml" if LIBYAML else "python")
+    return load_with_yaml(frontmatter, "libyaml" if libyaml_available() else "python")
 
 
 def load_with_yaml(
     frontmatter: str, loader_name: Literal["libyaml", "python"]
 ) -> tuple[dict[Any, Any], list[DuplicateKey]]:
     """Load with PyYAML's base loader, libyaml's or the pure-Python one, no quick path."""
+    import yaml
+
     loader: _LoaderMixin | None = None
     try:  # the pure-Python reader checks the characters as it is made
-        loader = _CLoader(frontmatter) if loader_name == "libyaml" else _PythonLoader(frontmatter)
+        loader = _loader_class(loader_name)(frontmatter)  # type: ignore[call-arg]
         loader.duplicates = []
-        data = loader.get_single_data()
+        data = loader.get_single_data()  # type: ignore[attr-defined]
     except FrontmatterError:
         raise
     except yaml.MarkedYAMLError as exc:

@@ -15,7 +15,7 @@ import os
 import stat
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -179,11 +179,9 @@ def read_file(
     data, unchanged, unreadable = _read_source(space, source, root_real)
     if data is None:
         return FileResult(None, (unreadable,) if unreadable else (), 0, unchanged)
-    result = parse_document(source.kind, source.path, data)
-    document = result.document
-    if document is not None and blob_hash:
-        document = replace(document, git_blob=git_blob_id(data, blob_hash))
-    return FileResult(document, result.problems, result.size, unchanged)
+    git_blob = git_blob_id(data, blob_hash) if blob_hash else None
+    result = parse_document(source.kind, source.path, data, git_blob)
+    return FileResult(result.document, result.problems, result.size, unchanged)
 
 
 def _read_file_safely(

@@ -35,11 +35,12 @@ CLASS_KEY = "data_class"
 _UNKNOWN_CLASS_HINT = "treated as stricter than restricted (withheld under any ceiling)"
 
 
-def parse_document(kind: str, path: str, data: bytes) -> FileResult:
+def parse_document(kind: str, path: str, data: bytes, git_blob: str | None = None) -> FileResult:
     """Parse the bytes of the ``kind`` document at ``path``; never raises for a broken file.
 
     Returns the :class:`~ledger_context.document.Document` (``None`` when the document is
-    invalid and skipped) and every problem met, each naming ``path``.
+    invalid and skipped) and every problem met, each naming ``path``. ``git_blob`` is the
+    id git gives ``data``, when the caller knows it.
     """
     size = len(data)
     try:
@@ -51,7 +52,7 @@ def parse_document(kind: str, path: str, data: bytes) -> FileResult:
     problems: list[Problem] = []
     split = split_frontmatter(text)
     if kind == "agents":
-        document = _agents(path, size, sha256, text, split, problems)
+        document = _agents(path, size, sha256, git_blob, text, split, problems)
         return FileResult(document, tuple(problems), size)
     loaded, fault = _load_frontmatter(path, split, problems)
     if loaded is None or split.frontmatter is None:
@@ -85,6 +86,7 @@ def parse_document(kind: str, path: str, data: bytes) -> FileResult:
         data_class=data_class,
         metrics=metrics,
         sha256=sha256,
+        git_blob=git_blob,
         yaml_loader=loaded.loader,
     )
     return FileResult(document, tuple(problems), size)
@@ -100,7 +102,9 @@ def renders_metrics(kind: str, status: str | None) -> bool:
     return kind == "eval" and status == "active"
 
 
-def _agents(path: str, size: int, sha256: str, text: str, split: Split, problems: list[Problem]) -> Document:
+def _agents(
+    path: str, size: int, sha256: str, git_blob: str | None, text: str, split: Split, problems: list[Problem]
+) -> Document:
     """``agents.md``: included verbatim; only its ``data_class`` is read (spec §2, §7).
 
     A broken frontmatter, or one that opens like TOML (``+++``) or JSON (``{``), leaves
@@ -141,6 +145,7 @@ def _agents(path: str, size: int, sha256: str, text: str, split: Split, problems
         data_class=data_class,
         text=text,
         sha256=sha256,
+        git_blob=git_blob,
         yaml_loader=loader,
     )
 

