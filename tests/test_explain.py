@@ -220,7 +220,9 @@ def test_ratios_are_encoded_as_by_the_models_however_small_or_large(ledger: Ledg
     space = ledger({"agents.md": "x", "findings/f.md": doc(status="current", updated_at="2026-01-01")})
     explanation = explain(build_context(space, cap_tokens=cap), "full")
     _assert_encoded_as_by_the_model(explanation)
-    assert json.loads(explanation_json(explanation))["metrics"]["utilisation"] == explanation.metrics.utilisation
+    assert (
+        json.loads(explanation_json(explanation))["metrics"]["utilisation"] == explanation.metrics.utilisation
+    )
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
