@@ -19,7 +19,7 @@ from conftest import FIXTURES, Files, doc
 from ledger_context import build_context
 from ledger_context.budget_page import budget_page, budget_view
 from ledger_context.cli import main
-from ledger_context.explain import explain
+from ledger_context.explain import explain, explanation_data
 from ledger_context.readout import brief_readout
 
 Ledger = Callable[[Files], Path]
@@ -138,7 +138,7 @@ def test_the_apps_view_renders_the_tool_result_it_is_sent(browser: Browser) -> N
     result = {"content": [{"type": "text", "text": text}], "structuredContent": brief.model_dump(mode="json")}
     full_result = {
         "content": [{"type": "text", "text": "-"}],
-        "structuredContent": full.model_dump(mode="json"),
+        "structuredContent": explanation_data(full),
     }
     page = browser.new_page()
     data = {"VIEW": budget_view(), "BRIEF": result, "FULL": full_result}

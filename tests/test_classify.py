@@ -143,7 +143,7 @@ def test_withholding_frees_budget_for_the_blocks_that_follow(ledger: Ledger) -> 
 
 
 def test_marker_in_withheld_sources_appears_in_no_output(ledger: Ledger) -> None:
-    from ledger_context.explain import explain
+    from ledger_context.explain import explain, explanation_json
     from ledger_context.readout import budget_text
 
     marker = "MARKER-7f3a"
@@ -158,5 +158,5 @@ def test_marker_in_withheld_sources_appears_in_no_output(ledger: Ledger) -> None
     assert marker not in build.pack
     for detail in ("brief", "full"):
         explanation = explain(build, detail)  # type: ignore[arg-type]
-        assert marker not in explanation.model_dump_json()
+        assert marker not in explanation_json(explanation)
         assert marker not in budget_text(explanation)

@@ -19,6 +19,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import ListRootsResult, Root
+from pydantic import TypeAdapter
 
 from conftest import FIXTURES, write_ledger
 from ledger_context import build_context
@@ -81,8 +82,8 @@ async def test_explain_budget_is_structured_and_matches_the_receipt(mode: str) -
             result = await client.call_tool("explain_budget", {"detail": detail})
             assert result.is_error is False
             jsonschema.validate(result.structured_content, schema)
-            model = Explanation if detail == "full" else Brief
-            explanation = model.model_validate(result.structured_content)
+            model: TypeAdapter[Explanation | Brief] = TypeAdapter(Explanation if detail == "full" else Brief)
+            explanation = model.validate_python(result.structured_content)
             assert explanation.pack.sha256 == receipt["sha256"]
             assert explanation.pack.dropped_blocks == receipt["dropped_blocks"] > 0
             assert not text_of(result).lstrip().startswith("{")  # a table, not a JSON dump
@@ -223,7 +224,7 @@ async def test_lone_surrogate_escapes_under_the_pure_python_loader_leave_the_ser
             assert result.is_error is False
             data = result.structured_content
             counts = (
-                Explanation.model_validate(data).problem_counts
+                TypeAdapter(Explanation).validate_python(data).problem_counts
                 if detail == "full"
                 else data["problems"]["counts"]
             )  # type: ignore[index]

@@ -29,7 +29,7 @@ from conftest import (
 )
 from ledger_context import build_context, parse
 from ledger_context.check import check_ledger
-from ledger_context.explain import explain
+from ledger_context.explain import explain, explanation_json
 from ledger_context.frontmatter import FrontmatterError, load_with_yaml
 from ledger_context.parse import parse_document
 from ledger_context.quick_yaml import quick_mapping
@@ -213,7 +213,7 @@ def _outputs(space: Path, ceiling: str | None) -> tuple[str, str, str, str, str]
     check_json = json.dumps([[p.path, p.severity, p.message, p.line, p.column] for p in report.problems])
     return (
         build.pack,
-        explanation.model_dump_json(),
+        explanation_json(explanation),
         budget_text(explanation),
         check_json,
         problems_text(report.problems),

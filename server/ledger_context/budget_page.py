@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from importlib.resources import files
 
-from .explain import Explanation
+from .explain import Explanation, explanation_data
 
 _MARK = "__EXPLANATION__"
 
@@ -37,7 +37,7 @@ def _script_json(data: object) -> str:
 
 def budget_page(explanation: Explanation) -> str:
     """The page showing ``explanation`` (a full one, so the table lists every block)."""
-    return _template().replace(_MARK, _script_json(explanation.model_dump(mode="json")), 1)
+    return _template().replace(_MARK, _script_json(explanation_data(explanation)), 1)
 
 
 def budget_view() -> str:

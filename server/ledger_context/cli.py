@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple, TypeAlias
 
@@ -309,15 +310,18 @@ def _cmd_pack(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from .explain import explain
-    from .explain_path import explain_path
+    from .explain import explain, explanation_json
     from .readout import brief_readout, budget_text, path_text
 
     with _build(args, provenance=True) as (build, shown):
         full = explain(build, "full")
-        answer = explain_path(build, _argument_text(args.path)) if args.path is not None else None
+        answer = None
+        if args.path is not None:
+            from .explain_path import explain_path
+
+            answer = explain_path(build, _argument_text(args.path))
     if args.rev is not None:
-        full = full.model_copy(update={"space": shown})
+        full = replace(full, space=shown)
     if args.html is not None:
         from .budget_page import budget_page
 
@@ -333,7 +337,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         _write(answer.model_dump_json(indent=2) + "\n" if args.json else path_text(answer))
         return 0
     if args.full:
-        _write(full.model_dump_json(indent=2) + "\n" if args.json else budget_text(full))
+        _write(explanation_json(full, indent=2) + "\n" if args.json else budget_text(full))
         return 0
     brief, text = brief_readout(full)
     _write(brief.model_dump_json(indent=2) + "\n" if args.json else text)

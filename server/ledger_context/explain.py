@@ -7,14 +7,20 @@ the blocks and of the groups sum to the pack's bytes, ``tokens == ceil(bytes / 4
 
 An explanation holds no document text: paths, slugs, statuses, ``updated_at`` and data
 class names only.
+
+The explanation is plain data (frozen dataclasses), so ``explain --full`` and its text
+never load pydantic. Pydantic reads these classes where an explanation becomes JSON
+(:func:`explanation_json`, :func:`explanation_data`) or a schema (the MCP structured
+output): it takes each class's docstring and each field's ``description`` metadata, as it
+would from a ``BaseModel`` with ``Field(description=...)``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Literal
-
-from pydantic import BaseModel, Field
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
 
 from .budget import BYTES_PER_TOKEN, Budgeted, Outcome
 from .context import ContextBuild
@@ -23,51 +29,71 @@ from .pack import GROUPS
 from .problems import SEVERITIES, Severity
 from .space import display_path
 
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
 Detail = Literal["brief", "full"]
 
 
-class Rule(BaseModel):
+def _described(text: str) -> dict[str, str]:
+    """A field's metadata that pydantic reads as its ``description``."""
+    return {"description": text}
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
     """ADR-0028's rule and the cap in force."""
 
-    bytes_per_token: int = Field(description="UTF-8 bytes per token (ADR-0028)")
-    tokens_formula: str = Field(description="How tokens are counted")
-    cap_tokens: int = Field(description="The cap, in tokens")
-    cap_bytes: int = Field(description="The cap, in bytes: bytes_per_token × cap_tokens")
+    bytes_per_token: int = field(metadata=_described("UTF-8 bytes per token (ADR-0028)"))
+    tokens_formula: str = field(metadata=_described("How tokens are counted"))
+    cap_tokens: int = field(metadata=_described("The cap, in tokens"))
+    cap_bytes: int = field(metadata=_described("The cap, in bytes: bytes_per_token × cap_tokens"))
 
 
-class PackTotals(BaseModel):
+@dataclass(frozen=True, slots=True)
+class PackTotals:
     """The pack as returned by get_context."""
 
-    bytes: int = Field(description="Size of the pack in UTF-8 bytes")
-    tokens: int = Field(description="ceil(bytes / 4)")
-    bytes_left: int = Field(description="cap_bytes - bytes")
-    tokens_left: int = Field(description="cap_tokens - tokens")
-    truncated: bool = Field(description="True if the pack was cut (groups 1-3 alone exceed the cap)")
-    truncated_bytes: int = Field(description="Bytes removed by the cut, 0 if not truncated")
-    dropped_blocks: int = Field(description="Candidate blocks with outcome 'dropped'")
-    sha256: str = Field(description="SHA-256 of the pack's UTF-8 bytes, hex")
-    commit: str | None = Field(
-        description="The work tree's HEAD commit (or the --rev commit); null outside git or before a commit"
+    bytes: int = field(metadata=_described("Size of the pack in UTF-8 bytes"))
+    tokens: int = field(metadata=_described("ceil(bytes / 4)"))
+    bytes_left: int = field(metadata=_described("cap_bytes - bytes"))
+    tokens_left: int = field(metadata=_described("cap_tokens - tokens"))
+    truncated: bool = field(metadata=_described("True if the pack was cut (groups 1-3 alone exceed the cap)"))
+    truncated_bytes: int = field(metadata=_described("Bytes removed by the cut, 0 if not truncated"))
+    dropped_blocks: int = field(metadata=_described("Candidate blocks with outcome 'dropped'"))
+    sha256: str = field(metadata=_described("SHA-256 of the pack's UTF-8 bytes, hex"))
+    commit: str | None = field(
+        metadata=_described(
+            "The work tree's HEAD commit (or the --rev commit); null outside git or before a commit"
+        )
     )
-    dirty: bool | None = Field(
-        description="True if a document read differs from HEAD's version or is untracked; null outside git"
+    dirty: bool | None = field(
+        metadata=_described(
+            "True if a document read differs from HEAD's version or is untracked; null outside git"
+        )
     )
-    fingerprint: str = Field(
-        description="SHA-256 over the sorted (path, sha256) of every document read: "
-        "path UTF-8, NUL, sha256 hex, newline per document"
+    fingerprint: str = field(
+        metadata=_described(
+            "SHA-256 over the sorted (path, sha256) of every document read: "
+            "path UTF-8, NUL, sha256 hex, newline per document"
+        )
     )
 
 
-class Metrics(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Metrics:
     """Figures worth a glance (ratios are plain fractions, not percentages)."""
 
-    utilisation: float = Field(description="Pack bytes / cap bytes")
-    dropped_block_rate: float = Field(description="Dropped blocks / candidate blocks (0 if none)")
-    bytes_read: int = Field(description="Bytes of the ledger's files read")
-    read_to_pack_ratio: float | None = Field(description="bytes_read / pack bytes (null for an empty pack)")
+    utilisation: float = field(metadata=_described("Pack bytes / cap bytes"))
+    dropped_block_rate: float = field(metadata=_described("Dropped blocks / candidate blocks (0 if none)"))
+    bytes_read: int = field(metadata=_described("Bytes of the ledger's files read"))
+    read_to_pack_ratio: float | None = field(
+        metadata=_described("bytes_read / pack bytes (null for an empty pack)")
+    )
 
 
-class GroupLine(BaseModel):
+@dataclass(frozen=True, slots=True)
+class GroupLine:
     """One of the six groups: its candidate blocks and the bytes they cost and kept."""
 
     group: int
@@ -76,49 +102,53 @@ class GroupLine(BaseModel):
     kept: int
     truncated: int
     dropped: int
-    bytes: int = Field(description="Bytes of all candidate blocks, separators included")
-    kept_bytes: int = Field(description="Bytes of this group in the pack")
+    bytes: int = field(metadata=_described("Bytes of all candidate blocks, separators included"))
+    kept_bytes: int = field(metadata=_described("Bytes of this group in the pack"))
 
 
-class KindCount(BaseModel):
+@dataclass(frozen=True, slots=True)
+class KindCount:
     """Documents of one kind: read = skipped + withheld + selected + not_selected."""
 
     kind: str
     read: int
-    skipped: int = Field(description="Not valid, reported as problems")
-    withheld: int = Field(description="Kept out by the data-class ceiling")
-    selected: int = Field(description="Became candidate blocks")
-    not_selected: int = Field(description="Valid, but not selected by status or recency")
+    skipped: int = field(metadata=_described("Not valid, reported as problems"))
+    withheld: int = field(metadata=_described("Kept out by the data-class ceiling"))
+    selected: int = field(metadata=_described("Became candidate blocks"))
+    not_selected: int = field(metadata=_described("Valid, but not selected by status or recency"))
 
 
-class BlockLine(BaseModel):
+@dataclass(frozen=True, slots=True)
+class BlockLine:
     """One candidate block and what the budget did with it."""
 
     group: int
     kind: str
     path: str
     slug: str
-    status: str | None = Field(description="Status, stripped and case-folded")
-    updated_at: str | None = Field(description="updated_at normalised to UTC, or null if undated")
-    data_class: str | None = Field(description="Declared data class, 'unknown', or null if none")
-    bytes: int = Field(description="Rendered bytes, separator included")
+    status: str | None = field(metadata=_described("Status, stripped and case-folded"))
+    updated_at: str | None = field(metadata=_described("updated_at normalised to UTC, or null if undated"))
+    data_class: str | None = field(metadata=_described("Declared data class, 'unknown', or null if none"))
+    bytes: int = field(metadata=_described("Rendered bytes, separator included"))
     kept_bytes: int
     outcome: Outcome
     reason: str
-    sha256: str = Field(description="SHA-256 of the source file's bytes as read, hex")
-    git_blob: str | None = Field(description="git hash-object id of those bytes; null outside git")
+    sha256: str = field(metadata=_described("SHA-256 of the source file's bytes as read, hex"))
+    git_blob: str | None = field(metadata=_described("git hash-object id of those bytes; null outside git"))
 
 
-class SourceLine(BaseModel):
+@dataclass(frozen=True, slots=True)
+class SourceLine:
     """A source that reached the pack, by path, with its declared class (null: none)."""
 
     path: str
     data_class: str | None
-    sha256: str = Field(description="SHA-256 of the source file's bytes as read, hex")
-    git_blob: str | None = Field(description="git hash-object id of those bytes; null outside git")
+    sha256: str = field(metadata=_described("SHA-256 of the source file's bytes as read, hex"))
+    git_blob: str | None = field(metadata=_described("git hash-object id of those bytes; null outside git"))
 
 
-class WithheldLine(BaseModel):
+@dataclass(frozen=True, slots=True)
+class WithheldLine:
     """A source the ceiling kept out of the pack."""
 
     path: str
@@ -126,18 +156,22 @@ class WithheldLine(BaseModel):
     data_class: str
 
 
-class Classification(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Classification:
     """What class of data the pack carries (spec §7); names only, never text."""
 
-    sources: list[SourceLine] = Field(description="Every source with at least one byte in the pack")
-    effective_class: str | None = Field(description="Strictest class over `sources`, null if none declared")
-    ceiling: str | None = Field(description="The --max-data-class ceiling, null if unset")
+    sources: list[SourceLine] = field(metadata=_described("Every source with at least one byte in the pack"))
+    effective_class: str | None = field(
+        metadata=_described("Strictest class over `sources`, null if none declared")
+    )
+    ceiling: str | None = field(metadata=_described("The --max-data-class ceiling, null if unset"))
     withheld_count: int
     withheld_by_kind: dict[str, int]
-    withheld: list[WithheldLine] = Field(description="Every withheld source (detail=full only)")
+    withheld: list[WithheldLine] = field(metadata=_described("Every withheld source (detail=full only)"))
 
 
-class ProblemLine(BaseModel):
+@dataclass(frozen=True, slots=True)
+class ProblemLine:
     """A problem found while reading the ledger."""
 
     path: str
@@ -147,27 +181,30 @@ class ProblemLine(BaseModel):
     message: str
 
 
-class Explanation(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Explanation:
     """The breakdown of one pack (spec §8)."""
 
-    space: str = Field(description="The space (directory holding .ledger) the pack was built from")
+    space: str = field(metadata=_described("The space (directory holding .ledger) the pack was built from"))
     detail: Detail
-    yaml_loader: dict[str, int] = Field(
-        description="How many documents each frontmatter loader read: quick (the quick path), "
-        "libyaml, python (PyYAML's pure-Python loader)"
+    yaml_loader: dict[str, int] = field(
+        metadata=_described(
+            "How many documents each frontmatter loader read: quick (the quick path), "
+            "libyaml, python (PyYAML's pure-Python loader)"
+        )
     )
     rule: Rule
     pack: PackTotals
     metrics: Metrics
     groups: list[GroupLine]
     kinds: list[KindCount]
-    blocks: list[BlockLine] = Field(description="full: every candidate block; brief: those not kept")
+    blocks: list[BlockLine] = field(metadata=_described("full: every candidate block; brief: those not kept"))
     classification: Classification
     problem_counts: dict[str, int]
-    problems: list[ProblemLine] = Field(description="Every problem (detail=full only)")
-    audit: str | None = Field(
+    problems: list[ProblemLine] = field(metadata=_described("Every problem (detail=full only)"))
+    audit: str | None = field(
         default=None,
-        description="The server's audit log: 'ok', 'off' or 'failing: <reason>'; null outside serve",
+        metadata=_described("The server's audit log: 'ok', 'off' or 'failing: <reason>'; null outside serve"),
     )
 
 
@@ -313,3 +350,21 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
         if full
         else [],
     )
+
+
+@cache
+def _adapter() -> TypeAdapter[Explanation]:
+    from pydantic import TypeAdapter  # here: explain's text never pays for pydantic
+
+    return TypeAdapter(Explanation)
+
+
+def explanation_json(explanation: Explanation, indent: int | None = None) -> str:
+    """``explanation`` as JSON text, encoded by pydantic like every structured output."""
+    return _adapter().dump_json(explanation, indent=indent).decode("utf-8")
+
+
+def explanation_data(explanation: Explanation) -> dict[str, Any]:
+    """``explanation`` as JSON-ready data: the MCP structured content, the budget page."""
+    data: dict[str, Any] = _adapter().dump_python(explanation, mode="json")
+    return data

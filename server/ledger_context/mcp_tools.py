@@ -8,6 +8,7 @@ records the call and answers; every error becomes a tool error in
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 from urllib.parse import unquote
 
@@ -19,7 +20,7 @@ from pydantic import ConfigDict, Field, RootModel
 from .brief import Brief
 from .context import ContextBuild
 from .errors import LedgerContextError
-from .explain import Explanation, explain
+from .explain import Explanation, explain, explanation_data
 from .explain_path import PathAnswer, explain_path
 from .fields import clean_text
 from .mcp_apps import VIEW_META
@@ -164,7 +165,7 @@ def _explanation(
     if path is not None:
         answer = explain_path(build, path)
         return answer, path_text(answer)
-    full = explain(build, "full").model_copy(update={"audit": audit_state})
+    full = replace(explain(build, "full"), audit=audit_state)
     if detail == "full":
         return full, budget_text(full)
     return brief_readout(full)
@@ -235,7 +236,9 @@ def _register_explain_budget(server: MCPServer, ledgers: Ledgers, recorder: Reco
             return tool_error(exc)
         return CallToolResult(
             content=[TextContent(type="text", text=text)],
-            structured_content=data.model_dump(mode="json"),
+            structured_content=(
+                explanation_data(data) if isinstance(data, Explanation) else data.model_dump(mode="json")
+            ),
             _meta={RECEIPT_KEY: receipt(build)},
         )
 

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from .brief import BOUND_STEPS, MAX_STRUCTURED_BYTES, Brief, brief_of, structured_size
-from .explain import Explanation, PackTotals
-from .explain_path import PathAnswer
 from .problems import SEVERITIES, Problem
+
+if TYPE_CHECKING:  # types only: `check` reads this module and never needs pydantic
+    from .brief import Brief
+    from .explain import Explanation, PackTotals
+    from .explain_path import PathAnswer
 
 MAX_BRIEF_TEXT_BYTES = 2048
 """The brief's text is at most this many UTF-8 bytes (issue 15; see :mod:`.brief`)."""
@@ -256,6 +259,8 @@ def brief_readout(full: Explanation) -> tuple[Brief, str]:
     """The brief of ``full`` and its text, within :data:`MAX_BRIEF_TEXT_BYTES` and
     :data:`~ledger_context.brief.MAX_STRUCTURED_BYTES`: paths are cut shorter only if the
     longest bound does not fit (a ledger near a million documents)."""
+    from .brief import BOUND_STEPS, MAX_STRUCTURED_BYTES, brief_of, structured_size
+
     for path_bytes, space_bytes in BOUND_STEPS:
         brief = brief_of(full, path_bytes, space_bytes)
         text = brief_text(brief)
