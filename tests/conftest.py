@@ -1,19 +1,30 @@
-"""Shared helpers: small ledgers written into pytest's tmp_path."""
+"""Shared helpers: small ledgers written into pytest's tmp_path, the servers MCP tests
+drive, and the check that a cached build equals a full one."""
 
 from __future__ import annotations
 
 import atexit
 import json
 import os
+import queue
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
+import threading
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from mcp import StdioServerParameters
+
+    from ledger_context.context import ContextBuild
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "ledger_fixtures"
@@ -203,3 +214,141 @@ def check_json(space: Path, capsys) -> tuple[int, dict]:
 
 
 ACTIVE_HARNESS = fm("status: active")
+
+
+# --------------------------------------------------------------------------- MCP servers
+
+
+@pytest.fixture(params=["legacy", "auto"])
+def mode(request: pytest.FixtureRequest) -> str:
+    """The client's protocol generation: ``legacy`` (the initialize handshake, as the
+    Inspector and Claude Desktop speak it) or ``auto`` (the SDK client's default, the
+    stateless protocol)."""
+    return str(request.param)
+
+
+def server(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> StdioServerParameters:
+    """``ledger-context serve`` with ``args``, as a subprocess the SDK client starts."""
+    from mcp import StdioServerParameters
+
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "ledger_context", "serve", *args], cwd=cwd, env=env
+    )
+
+
+def text_of(result: Any) -> str:
+    """The one text content of a tool result."""
+    assert len(result.content) == 1
+    text: str = result.content[0].text
+    return text
+
+
+TIMEOUT = 30.0
+"""Seconds a test waits on a server subprocess (a regression bound, not a speed limit)."""
+
+
+class RawServer:
+    """A server subprocess; every stdout line is parsed as JSON or the test fails."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "ledger_context", "serve", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+        )
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.stdout: list[bytes] = []
+        self.pump = threading.Thread(target=self._pump, daemon=True)
+        self.pump.start()
+        self.next_id = 0
+
+    def _pump(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.stdout.append(line)
+            self.lines.put(line)
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        assert self.process.stdin is not None
+        text = message if isinstance(message, str) else json.dumps(message)
+        self.process.stdin.write(text.encode("utf-8") + b"\n")
+        self.process.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return self.wait_for(self.next_id)
+
+    def wait_for(self, request_id: int) -> dict[str, Any]:
+        while True:
+            line = self.lines.get(timeout=TIMEOUT)
+            message = json.loads(line)  # anything but JSON fails here
+            assert message["jsonrpc"] == "2.0"
+            if message.get("id") == request_id:
+                return dict(message)
+
+    def initialize(self) -> dict[str, Any]:
+        result = self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return result
+
+    def close(self) -> tuple[int, bytes]:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        code = self.process.wait(timeout=TIMEOUT)
+        self.pump.join(timeout=TIMEOUT)
+        assert self.process.stderr is not None and self.process.stdout is not None
+        err = self.process.stderr.read()
+        self.process.stderr.close()
+        self.process.stdout.close()
+        for line in self.stdout:
+            assert json.loads(line)["jsonrpc"] == "2.0"
+        return code, err
+
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def modern_request(server: RawServer, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``method`` on the stateless protocol (2026-07-28): the client's facts ride in ``_meta``."""
+    return server.request(method, {**(params or {}), "_meta": MODERN_META})
+
+
+# --------------------------------------------------------------------------- cached builds
+
+_clock = iter(range(1_000_000_000, 2_000_000_000, 7))
+
+
+def age(path: Path) -> None:
+    """Give ``path`` a distinct mtime long ago, so the cache trusts and reuses it."""
+    seconds = next(_clock)
+    os.utime(path, (seconds, seconds))
+
+
+def same_as_full_build(cached: ContextBuild, space: Path, ceiling: str | None = None) -> None:
+    """``cached`` (a build from a cache) has exactly the pack and explanations of a full,
+    uncached build of ``space`` now."""
+    from ledger_context import build_context
+    from ledger_context.explain import explain
+
+    fresh = build_context(space, cached.budgeted.cap_tokens, ceiling)
+    assert cached.pack == fresh.pack
+    for detail in ("brief", "full"):
+        assert explain(cached, detail) == explain(fresh, detail)  # type: ignore[arg-type]

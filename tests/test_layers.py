@@ -1,5 +1,6 @@
 """The core is pure: only the adapter modules (``mcp_server.py``, ``mcp_*.py``) import mcp,
-and only cli prints."""
+and only cli prints; the package has no import cycle and no long function; tests mirror
+modules."""
 
 from __future__ import annotations
 
@@ -78,3 +79,18 @@ def test_no_function_is_longer_than_70_lines() -> None:
         and node.end_lineno - node.lineno + 1 > 70
     ]
     assert long == []
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_every_module_has_its_mirrored_test_file_and_no_test_file_is_over_900_lines() -> None:
+    modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
+    missing = sorted(f"tests/test_{m}.py" for m in modules if not (TESTS / f"test_{m}.py").is_file())
+    long = sorted(
+        f"{p.name} ({lines} lines)"
+        for p in TESTS.glob("*.py")
+        if (lines := len(p.read_text(encoding="utf-8").splitlines())) > 900
+    )
+    assert "cache" in modules and "mcp_tools" in modules  # the package is really read
+    assert (missing, long) == ([], [])

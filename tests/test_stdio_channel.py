@@ -9,89 +9,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
 import subprocess
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-from conftest import FIXTURES, doc, write_ledger
+from conftest import FIXTURES, TIMEOUT, RawServer, doc, modern_request, write_ledger
 from ledger_context import build_context
-
-TIMEOUT = 30.0
-
-
-class RawServer:
-    """A server subprocess; every stdout line is parsed as JSON or the test fails."""
-
-    def __init__(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "ledger_context", "serve", *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            cwd=cwd,
-        )
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        self.stdout: list[bytes] = []
-        self.pump = threading.Thread(target=self._pump, daemon=True)
-        self.pump.start()
-        self.next_id = 0
-
-    def _pump(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.stdout.append(line)
-            self.lines.put(line)
-
-    def send(self, message: dict[str, Any] | str) -> None:
-        assert self.process.stdin is not None
-        text = message if isinstance(message, str) else json.dumps(message)
-        self.process.stdin.write(text.encode("utf-8") + b"\n")
-        self.process.stdin.flush()
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        self.next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-        return self.wait_for(self.next_id)
-
-    def wait_for(self, request_id: int) -> dict[str, Any]:
-        while True:
-            line = self.lines.get(timeout=TIMEOUT)
-            message = json.loads(line)  # anything but JSON fails here
-            assert message["jsonrpc"] == "2.0"
-            if message.get("id") == request_id:
-                return dict(message)
-
-    def initialize(self) -> dict[str, Any]:
-        result = self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "1"},
-            },
-        )
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return result
-
-    def close(self) -> tuple[int, bytes]:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        code = self.process.wait(timeout=TIMEOUT)
-        self.pump.join(timeout=TIMEOUT)
-        assert self.process.stderr is not None and self.process.stdout is not None
-        err = self.process.stderr.read()
-        self.process.stderr.close()
-        self.process.stdout.close()
-        for line in self.stdout:
-            assert json.loads(line)["jsonrpc"] == "2.0"
-        return code, err
 
 
 def _call(server: RawServer, arguments: Any, name: str = "get_context") -> dict[str, Any]:
@@ -168,35 +93,8 @@ def test_server_starts_and_lists_tools_without_any_ledger(tmp_path: Path) -> Non
     assert server.close()[0] == 0
 
 
-def test_invalid_ceiling_is_a_startup_error_naming_the_allowed_values() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ledger_context",
-            "serve",
-            "--space",
-            str(FIXTURES / "demo"),
-            "--max-data-class",
-            "x",
-        ],
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        timeout=TIMEOUT,
-        check=False,
-    )
-    assert result.returncode == 2
-    assert result.stdout == b""
-    assert b"public, internal, confidential, restricted" in result.stderr
-
-
 # -- issue 12: every line answered, never frozen, never cut short -----------------------
 
-MODERN_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 DELIVERED_CAPABILITIES = {
     "prompts": {"listChanged": False},
     "resources": {"listChanged": True, "subscribe": True},
@@ -236,10 +134,6 @@ def _error_of(line: bytes) -> dict[str, Any]:
     return dict(message)
 
 
-def _modern(server: RawServer, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    return server.request(method, {**(params or {}), "_meta": MODERN_META})
-
-
 def _bad_lines_answered(server: RawServer, ping: Any) -> None:
     for line, code, rid in BAD_LINES:
         server.process.stdin.write(line + b"\n")  # type: ignore[union-attr]
@@ -263,9 +157,9 @@ def test_every_bad_line_gets_its_error_answer_and_the_server_keeps_serving() -> 
 
 def test_bad_lines_are_answered_on_the_stateless_protocol_too() -> None:
     server = RawServer("--space", str(FIXTURES / "demo"))
-    tools = _modern(server, "tools/list")["result"]["tools"]
+    tools = modern_request(server, "tools/list")["result"]["tools"]
     assert {tool["name"] for tool in tools} == {"get_context", "explain_budget", "read_document"}
-    _bad_lines_answered(server, lambda: "tools" in _modern(server, "tools/list")["result"])
+    _bad_lines_answered(server, lambda: "tools" in modern_request(server, "tools/list")["result"])
     code, err = server.close()
     assert code == 0 and b"Traceback" not in err
 
@@ -288,45 +182,11 @@ def test_capabilities_say_only_what_is_delivered_in_both_protocols() -> None:
     assert legacy.close()[0] == 0
     modern = RawServer("--space", str(FIXTURES / "demo"))
     # The stateless protocol also carries the MCP Apps extension (the explain_budget view).
-    assert _modern(modern, "server/discover")["result"]["capabilities"] == {
+    assert modern_request(modern, "server/discover")["result"]["capabilities"] == {
         **DELIVERED_CAPABILITIES,
         "extensions": {"io.modelcontextprotocol/ui": {}},
     }
     assert modern.close()[0] == 0
-
-
-def test_error_codes_follow_the_spec_and_code_zero_is_never_used() -> None:
-    space = FIXTURES / "demo"
-    withheld = "ledger://document/.ledger/decisions/0004-redact-pii-before-model.md"
-    cases: list[tuple[str, dict[str, Any] | None, int, str]] = [
-        (
-            "resources/read",
-            {"uri": "ledger://document/.ledger/decisions/nope.md"},
-            -32602,
-            "unknown document",
-        ),
-        ("resources/read", {"uri": withheld}, -32602, "withheld document"),
-        ("resources/read", {"uri": "ledger://nothing"}, -32602, "Unknown resource"),
-        ("resources/read", {}, -32602, ""),
-        ("prompts/get", {"name": "start-task"}, -32602, "'task'"),
-        ("prompts/get", {"name": "start-task", "arguments": {}}, -32602, "'task'"),
-        ("prompts/get", {"name": "nope"}, -32602, "unknown prompt 'nope'"),
-        ("prompts/get", {}, -32602, ""),
-        ("tools/call", {}, -32602, ""),
-        ("no/such/method", {}, -32601, ""),
-    ]
-    for modern in (False, True):
-        server = RawServer("--space", str(space), "--max-data-class", "internal")
-        if not modern:
-            server.initialize()
-        for method, params, code, text in cases:
-            response = _modern(server, method, params) if modern else server.request(method, params)
-            assert response["error"]["code"] == code, (modern, method, params, response)
-            assert text in response["error"]["message"]
-        exit_code, err = server.close()
-        assert exit_code == 0
-        assert b"Traceback" not in err, err.decode()[-2000:]
-        assert all(json.loads(line).get("error", {}).get("code") != 0 for line in server.stdout)
 
 
 def test_an_explicit_space_without_a_ledger_stops_serve_at_once_with_status_2(tmp_path: Path) -> None:
