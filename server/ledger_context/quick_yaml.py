@@ -284,24 +284,26 @@ def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
     lines = _LINE.findall(frontmatter)
     if not frontmatter.endswith("\n"):
         lines.pop()  # the empty match at the end of the text is no line
-    root, indents, containers = reader.root, reader.indents, reader.containers
+    indents, containers = reader.indents, reader.containers
     entry = reader.entry  # bound once: this loop runs for every frontmatter line
     for indent, rest, dash, key, plain, single, double, flow, block, other in lines:
-        if (
-            (plain or double)
-            and key
-            and not indent
-            and not dash
-            and reader.opened is None
-            and reader.scalar is None
-        ):
-            # The usual line, ``key: value`` at the top, read here without the steps below
-            # (what entry() would do for it): close every open collection, then store.
-            del indents[1:], containers[1:]
-            if key in root:
-                return None
-            root[key] = plain or double[1:-1]
-            continue
+        if key and not dash and (plain or double or flow) and reader.opened is None and reader.scalar is None:
+            # The usual line, ``key: value`` or ``key: [a, b]`` at the top or at the
+            # indentation of the open mapping, read here without the steps below (what
+            # entry() does for it): close what the line closes, refuse a duplicate, store.
+            width = len(indent)
+            if not width:
+                del indents[1:], containers[1:]
+            if (
+                indents[-1] == width
+                and type(top := containers[-1]) is dict
+                and len(indents) < MAX_QUICK_DEPTH
+            ):
+                if key in top:
+                    return None
+                top[key] = _flow_list(flow) if flow else plain or double[1:-1]
+                continue
+        width = len(indent)
         width = len(indent)
         if reader.scalar is not None:
             taken = reader.scalar_line(width, rest)
