@@ -49,7 +49,8 @@ are made: ``floors.py`` (stat, I/O, read-and-decode floors), ``naive.py`` (the n
 python-frontmatter reader), ``builds.py`` (short-body cold, warm, one file touched),
 ``long_builds.py`` (long-body suite), ``processes.py`` (whole processes, run in turn),
 ``memory.py`` (peak RSS in a fresh interpreter), ``mcp_calls.py`` (MCP over stdio), and
-``targets.py`` (every target, PASS/MISS).
+``targets.py`` (every target, PASS/MISS). ``steps.py``, run on its own, times each step of the
+reader alone beside a cold build (``python bench/steps.py findings-2500``).
 """
 
 from __future__ import annotations
