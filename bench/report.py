@@ -7,7 +7,7 @@ import statistics
 from builds import ShortRun
 from long_builds import LongResult
 from processes import CHECK, EXPLAIN_FULL, IMPORT_YAML, NAIVE, PACK
-from targets import long_targets, short_targets
+from targets import cause_of, long_targets, short_targets
 from timing import fmt_ratio, fmt_time, percentile
 
 
@@ -37,6 +37,7 @@ def report(
     lines += _short_sections(short)
     lines += _long_sections(long)
     lines += ["", "## Targets (informational: never fails the run)", ""]
+    targets = short_targets(short.sizes, short.mcp, short.process, short.whole) + long_targets(long)
     rows = [
         [
             t.name,
@@ -45,9 +46,16 @@ def report(
             t.limit,
             "not run" if t.passed is None else "PASS" if t.passed else "MISS",
         ]
-        for t in short_targets(short.sizes, short.mcp, short.process, short.whole) + long_targets(long)
+        for t in targets
     ]
     lines += table(["target", "measured", "ratio", "limit", "result"], rows, "llrll")
+    missed = [t.name for t in targets if t.passed is False]
+    if missed:
+        lines += ["", "Why the misses miss:", ""]
+        causes: dict[str, list[str]] = {}
+        for name in missed:
+            causes.setdefault(cause_of(name), []).append(name)
+        lines += [f"- {'; '.join(names)}: {cause}." for cause, names in causes.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -138,3 +138,15 @@ def test_one_long_body_measurement_feeds_the_targets_and_the_report(tmp_path: Pa
     text = report("header", [], ShortRun({}, [], None, {}, 0), [result], 1.0, "0.00")
     assert "| findings | 40 | 25 / 1 / 1 |" in text
     assert "| findings-heavy 40: `check` ÷ `pack` |" in text
+
+
+def test_every_target_that_missed_in_the_committed_results_has_a_known_cause() -> None:
+    # make bench prints, under the targets table, why each MISS misses (issue 14).
+    from targets import cause_of
+
+    results = (BENCH / "RESULTS.md").read_text(encoding="utf-8")
+    table = results.split("## Targets", 1)[1].split("\n\n", 2)[1]
+    missed = [row.split(" | ")[0].lstrip("| ") for row in table.splitlines() if row.endswith("| MISS |")]
+    assert missed, "the committed run has misses to explain"
+    assert [name for name in missed if cause_of(name).startswith("not known")] == []
+    assert "Why the misses miss:" in results
