@@ -50,7 +50,8 @@ python-frontmatter reader), ``builds.py`` (short-body cold, warm, one file touch
 ``long_builds.py`` (long-body suite), ``processes.py`` (whole processes, run in turn),
 ``memory.py`` (peak RSS in a fresh interpreter), ``mcp_calls.py`` (MCP over stdio), and
 ``targets.py`` (every target, PASS/MISS). ``steps.py``, run on its own, times each step of the
-reader alone beside a cold build (``python bench/steps.py findings-2500``).
+reader alone beside a cold build (``python bench/steps.py findings-2500``); ``compare.py``
+runs two versions' whole ``pack`` beside the naive reader, in turn.
 """
 
 from __future__ import annotations
