@@ -287,11 +287,11 @@ def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
     indents, containers = reader.indents, reader.containers
     entry = reader.entry  # bound once: this loop runs for every frontmatter line
     for indent, rest, dash, key, plain, single, double, flow, block, other in lines:
+        width = len(indent)
         if key and not dash and (plain or double or flow) and reader.opened is None and reader.scalar is None:
             # The usual line, ``key: value`` or ``key: [a, b]`` at the top or at the
             # indentation of the open mapping, read here without the steps below (what
             # entry() does for it): close what the line closes, refuse a duplicate, store.
-            width = len(indent)
             if not width:
                 del indents[1:], containers[1:]
             if (
@@ -303,8 +303,6 @@ def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
                     return None
                 top[key] = _flow_list(flow) if flow else plain or double[1:-1]
                 continue
-        width = len(indent)
-        width = len(indent)
         if reader.scalar is not None:
             taken = reader.scalar_line(width, rest)
             if taken is False:
