@@ -80,7 +80,7 @@ def touched_file(path: Path) -> Iterator[Callable[[int], None]]:
 
 def bench_size(space: Space, reps: tuple[int, int, int]) -> SizeResult:
     """The in-process measurements of one space (floors, naive, cold, warm, one touched)."""
-    from ledger_context.context import ContextBuilder
+    from ledger_context.pack.build import ContextBuilder
 
     slow, fast, floors = reps
     wait_until_ready(space)

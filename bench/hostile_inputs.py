@@ -60,7 +60,8 @@ def _cases(n: int) -> dict[str, tuple[str, str]]:
 
 
 def _call(function: str, argument: str) -> Any:
-    from ledger_context import fields, frontmatter, markdown
+    from ledger_context.model import fields
+    from ledger_context.reader import frontmatter, markdown
 
     if function == "first_h1":
         return markdown.first_h1(argument)
@@ -81,7 +82,7 @@ def _call(function: str, argument: str) -> Any:
 
 
 def _timed(function: str, argument: str, out: Any) -> None:
-    import ledger_context.ledger  # noqa: F401  (imports are not part of the figure)
+    import ledger_context.reader.ledger  # noqa: F401  (imports are not part of the figure)
 
     start = time.perf_counter()
     _call(function, argument)

@@ -61,7 +61,7 @@ class LongResult:
 
 def bench_long(space: LongSpace, reps: LongReps) -> LongResult:
     """The measurements of one long-body ledger (see the module docstring)."""
-    from ledger_context.context import ContextBuilder
+    from ledger_context.pack.build import ContextBuilder
 
     wait_until_long_ready(space)
     paths = list_documents(space.path)

@@ -49,7 +49,7 @@ def machine_line(started_at: dt.datetime, load: str, generators: str) -> str:
     import yaml
 
     import ledger_context
-    from ledger_context.frontmatter import libyaml_available
+    from ledger_context.reader.frontmatter import libyaml_available
 
     return (
         f"{started_at:%Y-%m-%d %H:%M %Z} · {os.cpu_count()} cores (load average {load} at start) · "

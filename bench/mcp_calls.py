@@ -68,7 +68,7 @@ def round_trips(
 
 
 def bench_mcp(space: Space, calls: int) -> McpResult:
-    from ledger_context.context import ContextBuilder
+    from ledger_context.pack.build import ContextBuilder
 
     wait_until_ready(space)
     expected = ContextBuilder(space.path).build().pack

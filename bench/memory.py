@@ -19,7 +19,7 @@ from machine import child_env
 _RSS_CODE = """\
 import json, resource, sys, time
 from pathlib import Path
-from ledger_context.context import ContextBuilder
+from ledger_context.pack.build import ContextBuilder
 started = time.perf_counter()
 build = ContextBuilder(Path(sys.argv[1])).build() if sys.argv[1] else None
 seconds = time.perf_counter() - started

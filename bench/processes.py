@@ -64,7 +64,7 @@ def run_in_turn(
 
 def check_printed_pack(space: Path) -> bytes:
     """``ledger-context pack``'s output, checked against an in-process build of ``space``."""
-    from ledger_context.context import ContextBuilder
+    from ledger_context.pack.build import ContextBuilder
 
     printed = subprocess.run(command(PACK, space), capture_output=True, check=True, env=child_env())
     if printed.stdout != ContextBuilder(space).build().pack.encode("utf-8"):

@@ -18,7 +18,7 @@ def _name(key: tuple[str, int, str]) -> str:
 
 def profile_build(space: Path, title: str, top: int = 15) -> str:
     """The profile of one cold build of ``space`` as Markdown: top functions by own and by total time."""
-    from ledger_context.context import ContextBuilder
+    from ledger_context.pack.build import ContextBuilder
 
     io_floor(space)  # warm the page cache
     gc.collect()

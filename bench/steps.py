@@ -22,13 +22,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ledger_context import quick_yaml
-from ledger_context.context import ContextBuilder
-from ledger_context.frontmatter import decode_text, split_frontmatter
-from ledger_context.ledger import _read_bytes, git_blob_id, root_real_path
-from ledger_context.parse import parse_document
-from ledger_context.paths import fs_path
-from ledger_context.walk import walk_ledger
+from ledger_context.pack.build import ContextBuilder
+from ledger_context.reader import quick_yaml
+from ledger_context.reader.frontmatter import decode_text, split_frontmatter
+from ledger_context.reader.ledger import _read_bytes, git_blob_id, root_real_path
+from ledger_context.reader.parse import parse_document
+from ledger_context.reader.paths import fs_path
+from ledger_context.reader.walk import walk_ledger
 from machine import BENCH_DIR
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from floor_data import KO_TONE
 from layout import CAP_BYTES, Layout, lay_out
 
-from ledger_context.kinds import KIND_TABLE
+from ledger_context.model.kinds import KIND_TABLE
 
 
 def groups_1_to_3(layout: Layout) -> int:

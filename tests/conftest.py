@@ -24,7 +24,7 @@ import pytest
 if TYPE_CHECKING:
     from mcp import StdioServerParameters
 
-    from ledger_context.context import ContextBuild
+    from ledger_context.pack.build import ContextBuild
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "ledger_fixtures"
@@ -346,7 +346,7 @@ def same_as_full_build(cached: ContextBuild, space: Path, ceiling: str | None = 
     """``cached`` (a build from a cache) has exactly the pack and explanations of a full,
     uncached build of ``space`` now."""
     from ledger_context import build_context
-    from ledger_context.explain import explain
+    from ledger_context.explain.full import explain
 
     fresh = build_context(space, cached.budgeted.cap_tokens, ceiling)
     assert cached.pack == fresh.pack

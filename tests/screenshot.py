@@ -11,8 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser import chromium
 from ledger_context import build_context
-from ledger_context.budget_page import budget_page
-from ledger_context.explain import explain
+from ledger_context.explain.full import explain
+from ledger_context.explain.page import budget_page
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -19,8 +19,8 @@ from mcp import Client, StdioServerParameters
 
 from conftest import FIXTURES, REPO
 from ledger_context import __version__, build_context
-from ledger_context.classify import parse_ceiling
-from ledger_context.mcp_server import create_server
+from ledger_context.mcp.server import create_server
+from ledger_context.model.classify import parse_ceiling
 
 MANIFEST: dict[str, Any] = json.loads((REPO / "manifest.json").read_text(encoding="utf-8"))
 BIN = Path(sys.executable).parent

@@ -14,7 +14,7 @@ import pytest
 from conftest import FIXTURES, Files, doc, libyaml_only, write_ledger
 from ledger_context import build_context
 from ledger_context.cli import main
-from ledger_context.explain import explain
+from ledger_context.explain.full import explain
 
 Ledger = Callable[[Files], Path]
 DEMO = FIXTURES / "demo"

@@ -16,9 +16,9 @@ from mcp import Client, StdioServerParameters
 from conftest import FIXTURES, REPO
 from ledger_context import build_context
 from ledger_context.cli import _parser
-from ledger_context.explain import explain
-from ledger_context.mcp_server import create_server
-from ledger_context.readout import brief_readout
+from ledger_context.explain.full import explain
+from ledger_context.explain.readout import brief_readout
+from ledger_context.mcp.server import create_server
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 

@@ -1,6 +1,7 @@
-"""The core is pure: only the adapter modules (``mcp_server.py``, ``mcp_*.py``) import mcp,
-and only cli prints; the package has no import cycle and no long function; tests mirror
-modules."""
+"""The package is six wings in a fixed order, each importing only wings below it: ``model``
+< ``reader`` < ``proof`` < ``pack`` < ``explain`` < ``mcp``, with ``cli`` on top. Only
+``mcp/`` imports the SDK, only ``cli`` prints, nothing below the edge reads the environment;
+no import cycle, no long function; tests mirror modules."""
 
 from __future__ import annotations
 
@@ -8,11 +9,61 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "ledger_context"
+TESTS = Path(__file__).resolve().parent
+WINGS = ("model", "reader", "proof", "pack", "explain", "mcp")
+TOP = ("cli",)
+"""Lowest first: a module may import its own wing and the wings before it."""
 
 
-def _imports(path: Path) -> set[str]:
+def _modules() -> dict[str, Path]:
+    """Every module by its dotted name below the package (``pack.budget``, ``cli``)."""
+    found = {p.stem: p for p in PACKAGE.glob("*.py")}
+    for wing in WINGS:
+        found.update({f"{wing}.{p.stem}": p for p in (PACKAGE / wing).glob("*.py")})
+    return found
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _absolute(name: str, node: ast.ImportFrom) -> list[str]:
+    """The package modules a relative ``from`` import in module ``name`` names."""
+    parts = name.split(".")
+    package = parts[:-1]  # a wing's __init__ is named wing.__init__, so this holds for it too
+    base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+    if node.module:
+        return [".".join([*base, *node.module.split(".")])]
+    return [".".join([*base, alias.name]) for alias in node.names]
+
+
+def _package_imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ImportFrom) and node.level >= 1:
+            for target in _absolute(name, node):
+                while target and target not in modules and f"{target}.__init__" not in modules:
+                    target = target.rpartition(".")[0]
+                if target:
+                    found.add(target)
+    return found - {name}
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _package_imports(name, path, modules) for name, path in modules.items()}
+
+
+def _rank(name: str) -> int:
+    wing = name.split(".")[0]
+    if wing in WINGS and "." in name:
+        return WINGS.index(wing)
+    return len(WINGS)  # cli, __main__, __init__ and wing __init__ files sit on top
+
+
+def _third_party(path: Path) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -20,36 +71,36 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-def test_only_the_mcp_adapters_import_mcp() -> None:
-    importers = {p.name for p in PACKAGE.glob("*.py") if {"mcp", "mcp_types"} & _imports(p)}
-    assert "mcp_server.py" in importers
-    assert all(name == "mcp_server.py" or name.startswith("mcp_") for name in importers), importers
+def test_no_wing_imports_a_higher_one() -> None:
+    upward = sorted(
+        f"{name} imports {target}"
+        for name, targets in _graph().items()
+        if not name.endswith("__init__") and "." in name
+        for target in targets
+        if _rank(target) > _rank(name)
+    )
+    assert "pack.build" in _graph() and "model.kinds" in _graph()["pack.select"]  # really read
+    assert upward == []
+
+
+def test_only_the_mcp_wing_imports_mcp() -> None:
+    importers = {name for name, path in _modules().items() if {"mcp", "mcp_types"} & _third_party(path)}
+    assert "mcp.server" in importers
+    assert all(name.startswith("mcp.") for name in importers), importers
 
 
 def test_only_the_cli_prints() -> None:
     printers = sorted(
-        p.name
-        for p in PACKAGE.glob("*.py")
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        name
+        for name, path in _modules().items()
+        for node in ast.walk(_tree(path))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
     )
-    assert set(printers) == {"cli.py"}
-
-
-def _package_imports(path: Path) -> set[str]:
-    """The package modules ``path`` imports (relative imports, one level)."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                names.add(node.module.split(".")[0])
-            else:  # from . import x
-                names.update(alias.name for alias in node.names)
-    return {name for name in names if (PACKAGE / f"{name}.py").exists()}
+    assert set(printers) == {"cli"}
 
 
 def test_the_package_has_no_import_cycle() -> None:
-    graph = {p.stem: _package_imports(p) - {"__init__"} for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+    graph = {name: targets for name, targets in _graph().items() if not name.endswith("__init__")}
     cycles: list[list[str]] = []
     state: dict[str, str] = {}
 
@@ -66,14 +117,14 @@ def test_the_package_has_no_import_cycle() -> None:
         if module not in state:
             visit(module, [module])
     assert cycles == []
-    assert graph["mcp_server"] >= {"mcp_tools", "mcp_resources"}  # the graph is really read
+    assert graph["mcp.server"] >= {"mcp.tools", "mcp.resources"}  # the graph is really read
 
 
 def test_no_function_is_longer_than_70_lines() -> None:
     long = [
-        f"{p.name}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
-        for p in sorted(PACKAGE.glob("*.py"))
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        f"{name}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for name, path in sorted(_modules().items())
+        for node in ast.walk(_tree(path))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and node.end_lineno is not None
         and node.end_lineno - node.lineno + 1 > 70
@@ -81,16 +132,17 @@ def test_no_function_is_longer_than_70_lines() -> None:
     assert long == []
 
 
-TESTS = Path(__file__).resolve().parent
-
-
 def test_every_module_has_its_mirrored_test_file_and_no_test_file_is_over_900_lines() -> None:
-    modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
-    missing = sorted(f"tests/test_{m}.py" for m in modules if not (TESTS / f"test_{m}.py").is_file())
+    modules = [name for name in _modules() if "." in name and not name.endswith("__init__")]
+    missing = sorted(
+        f"tests/{wing}/test_{stem}.py"
+        for wing, stem in (name.split(".") for name in modules)
+        if not (TESTS / wing / f"test_{stem}.py").is_file()
+    )
     long = sorted(
-        f"{p.name} ({lines} lines)"
-        for p in TESTS.glob("*.py")
+        f"{p.relative_to(TESTS)} ({lines} lines)"
+        for p in TESTS.rglob("*.py")
         if (lines := len(p.read_text(encoding="utf-8").splitlines())) > 900
     )
-    assert "cache" in modules and "mcp_tools" in modules  # the package is really read
+    assert "reader.cache" in modules and "mcp.tools" in modules  # the package is really read
     assert (missing, long) == ([], [])

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from conftest import assert_clean_text, write_ledger
 from ledger_context import build_context
-from ledger_context.context import ContextBuild
-from ledger_context.explain import explain
+from ledger_context.explain.full import explain
+from ledger_context.pack.build import ContextBuild
 from reference.ledgers import SpaceSpec, cap_tokens, max_data_class, spaces, write_space
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
@@ -78,7 +78,7 @@ def test_pack_ignores_listing_order_and_modification_times(spec: SpaceSpec, cap:
             if path.is_file() and not path.is_symlink():
                 moment = shuffle.randrange(10**9, 2 * 10**9)
                 os.utime(path, (moment, moment))
-        with mock.patch("ledger_context.walk.os.scandir", shuffled):
+        with mock.patch("ledger_context.reader.walk.os.scandir", shuffled):
             assert build_context(space, cap).pack == expected
 
 

@@ -20,7 +20,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from conftest import write_ledger
-from ledger_context.mcp_server import create_server
+from ledger_context.mcp.server import create_server
 
 pytestmark = pytest.mark.anyio
 

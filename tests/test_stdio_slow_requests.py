@@ -19,7 +19,7 @@ SLOW_SERVER = textwrap.dedent(
     """
     import sys, time
     from mcp.server.mcpserver import MCPServer
-    from ledger_context.mcp_stdio import StdioChannel, _claim_stdio
+    from ledger_context.mcp.stdio import StdioChannel, _claim_stdio
     import anyio, anyio.to_thread
 
     server = MCPServer(name="slow")

@@ -1,16 +1,16 @@
 """ledger-context: deterministic, byte-budgeted context packs of an experiment ledger.
 
 The core (reading, packing, budgeting, classifying) knows nothing of MCP or the command
-line; :mod:`ledger_context.mcp_server` and :mod:`ledger_context.cli` are thin layers
+line; :mod:`ledger_context.mcp.server` and :mod:`ledger_context.cli` are thin layers
 over :class:`ContextBuilder`. The contract is ``docs/spec.md`` (ADR-0028).
 """
 
-from .budget import BYTES_PER_TOKEN, DEFAULT_CAP_TOKENS, tokens
-from .classify import CLASSES
-from .context import ContextBuild, ContextBuilder, build_context
-from .errors import InvalidArgumentError, LedgerContextError, SpaceNotFoundError
-from .problems import Problem
-from .space import find_space
+from .model.classify import CLASSES
+from .model.errors import InvalidArgumentError, LedgerContextError, SpaceNotFoundError
+from .model.problems import Problem
+from .pack.budget import BYTES_PER_TOKEN, DEFAULT_CAP_TOKENS, tokens
+from .pack.build import ContextBuild, ContextBuilder, build_context
+from .reader.space import find_space
 
 __version__ = "0.1.0"
 

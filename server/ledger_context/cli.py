@@ -2,7 +2,7 @@
 
 Every command reads the same core as the MCP server, so ``ledger-context pack`` writes
 exactly the bytes ``get_context`` returns. Errors go to stderr as ``Error: ...`` with
-the exit code of their :class:`~ledger_context.errors.LedgerContextError`.
+the exit code of their :class:`~ledger_context.model.errors.LedgerContextError`.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import NamedTuple, TypeAlias
 
 from . import __version__
-from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
-from .classify import CLASSES
-from .context import ContextBuild, ContextBuilder
-from .errors import InvalidArgumentError, LedgerContextError, RevisionError, SpaceNotFoundError
-from .provenance import HeadSource
-from .settings import Settings, make_settings
-from .space import display_path, find_space, holds_ledger, space_from_environment
+from .model.classify import CLASSES
+from .model.errors import InvalidArgumentError, LedgerContextError, RevisionError, SpaceNotFoundError
+from .pack.budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
+from .pack.build import ContextBuild, ContextBuilder
+from .pack.settings import Settings, make_settings
+from .proof.provenance import HeadSource
+from .reader.space import display_path, find_space, holds_ledger, space_from_environment
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
 CAP_ENV = "LEDGER_CAP_TOKENS"
@@ -255,7 +255,7 @@ def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | N
         space = find_space(explicit)
         yield space, display_path(space), None
         return
-    from .history import checkout
+    from .proof.history import checkout
 
     with checkout(args.rev, explicit) as revision:
         if not holds_ledger(revision.space):  # a file, or a link to no folder, at REV
@@ -310,20 +310,20 @@ def _cmd_pack(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from .explain import explain, explanation_json
-    from .readout import brief_readout, budget_text, path_text
+    from .explain.full import explain, explanation_json
+    from .explain.readout import brief_readout, budget_text, path_text
 
     with _build(args, provenance=True) as (build, shown):
         full = explain(build, "full")
         answer = None
         if args.path is not None:
-            from .explain_path import explain_path
+            from .explain.path import explain_path
 
             answer = explain_path(build, _argument_text(args.path))
     if args.rev is not None:
         full = replace(full, space=shown)
     if args.html is not None:
-        from .budget_page import budget_page
+        from .explain.page import budget_page
 
         try:
             Path(args.html).write_text(budget_page(full), encoding="utf-8")
@@ -345,9 +345,9 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .check import check_ledger
-    from .ledger import read_ledger
-    from .readout import problems_text
+    from .explain.readout import problems_text
+    from .reader.check import check_ledger
+    from .reader.ledger import read_ledger
 
     with _space(args) as (space, shown, _):
         report = check_ledger(read_ledger(space))
@@ -386,8 +386,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             print(f"Error: {exc}", file=sys.stderr)
             return 2
     # The MCP SDK is imported here only: every other command stays fast to start.
-    from .audit import DEFAULT_KEEP_DAYS, AuditLog, log_path
-    from .mcp_server import serve
+    from .mcp.server import serve
+    from .proof.audit import DEFAULT_KEEP_DAYS, AuditLog, log_path
 
     keep = args.audit_keep_days or DEFAULT_KEEP_DAYS
     log = None if args.no_audit else AuditLog(log_path(args.audit), keep)
@@ -419,7 +419,7 @@ def _since(value: str) -> str:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from . import audit
+    from .proof import audit
 
     path = audit.log_path(args.audit)
     action = args.audit_command

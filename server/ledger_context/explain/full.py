@@ -1,0 +1,370 @@
+"""The breakdown of a pack, as data that closes (spec §8, ADR-151).
+
+:func:`explain` reads a :class:`~ledger_context.pack.build.ContextBuild` — the same object
+the pack came from — and measures nothing again. Every line closes: the kept bytes of
+the blocks and of the groups sum to the pack's bytes, ``tokens == ceil(bytes / 4)``,
+``bytes + bytes_left == cap_bytes`` and ``tokens + tokens_left == cap_tokens``.
+
+An explanation holds no document text: paths, slugs, statuses, ``updated_at`` and data
+class names only.
+
+The explanation is plain data (frozen dataclasses), so ``explain --full`` and its text
+never load pydantic. Pydantic reads these classes where an explanation becomes JSON
+(:func:`explanation_json`, :func:`explanation_data`) or a schema (the MCP structured
+output): it takes each class's docstring and each field's ``description`` metadata, as it
+would from a ``BaseModel`` with ``Field(description=...)``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..model.problems import SEVERITIES, Severity
+from ..pack.budget import BYTES_PER_TOKEN, Budgeted, Outcome
+from ..pack.build import ContextBuild
+from ..pack.select import GROUPS
+from ..reader.ledger import KINDS
+from ..reader.space import display_path
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+Detail = Literal["brief", "full"]
+
+
+def _described(text: str) -> dict[str, str]:
+    """A field's metadata that pydantic reads as its ``description``."""
+    return {"description": text}
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """ADR-0028's rule and the cap in force."""
+
+    bytes_per_token: int = field(metadata=_described("UTF-8 bytes per token (ADR-0028)"))
+    tokens_formula: str = field(metadata=_described("How tokens are counted"))
+    cap_tokens: int = field(metadata=_described("The cap, in tokens"))
+    cap_bytes: int = field(metadata=_described("The cap, in bytes: bytes_per_token × cap_tokens"))
+
+
+@dataclass(frozen=True, slots=True)
+class PackTotals:
+    """The pack as returned by get_context."""
+
+    bytes: int = field(metadata=_described("Size of the pack in UTF-8 bytes"))
+    tokens: int = field(metadata=_described("ceil(bytes / 4)"))
+    bytes_left: int = field(metadata=_described("cap_bytes - bytes"))
+    tokens_left: int = field(metadata=_described("cap_tokens - tokens"))
+    truncated: bool = field(metadata=_described("True if the pack was cut (groups 1-3 alone exceed the cap)"))
+    truncated_bytes: int = field(metadata=_described("Bytes removed by the cut, 0 if not truncated"))
+    dropped_blocks: int = field(metadata=_described("Candidate blocks with outcome 'dropped'"))
+    sha256: str = field(metadata=_described("SHA-256 of the pack's UTF-8 bytes, hex"))
+    commit: str | None = field(
+        metadata=_described(
+            "The work tree's HEAD commit (or the --rev commit); null outside git or before a commit"
+        )
+    )
+    dirty: bool | None = field(
+        metadata=_described(
+            "True if a document read differs from HEAD's version or is untracked; null outside git"
+        )
+    )
+    fingerprint: str = field(
+        metadata=_described(
+            "SHA-256 over the sorted (path, sha256) of every document read: "
+            "path UTF-8, NUL, sha256 hex, newline per document"
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Metrics:
+    """Figures worth a glance (ratios are plain fractions, not percentages)."""
+
+    utilisation: float = field(metadata=_described("Pack bytes / cap bytes"))
+    dropped_block_rate: float = field(metadata=_described("Dropped blocks / candidate blocks (0 if none)"))
+    bytes_read: int = field(metadata=_described("Bytes of the ledger's files read"))
+    read_to_pack_ratio: float | None = field(
+        metadata=_described("bytes_read / pack bytes (null for an empty pack)")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GroupLine:
+    """One of the six groups: its candidate blocks and the bytes they cost and kept."""
+
+    group: int
+    name: str
+    candidates: int
+    kept: int
+    truncated: int
+    dropped: int
+    bytes: int = field(metadata=_described("Bytes of all candidate blocks, separators included"))
+    kept_bytes: int = field(metadata=_described("Bytes of this group in the pack"))
+
+
+@dataclass(frozen=True, slots=True)
+class KindCount:
+    """Documents of one kind: read = skipped + withheld + selected + not_selected."""
+
+    kind: str
+    read: int
+    skipped: int = field(metadata=_described("Not valid, reported as problems"))
+    withheld: int = field(metadata=_described("Kept out by the data-class ceiling"))
+    selected: int = field(metadata=_described("Became candidate blocks"))
+    not_selected: int = field(metadata=_described("Valid, but not selected by status or recency"))
+
+
+@dataclass(frozen=True, slots=True)
+class BlockLine:
+    """One candidate block and what the budget did with it."""
+
+    group: int
+    kind: str
+    path: str
+    slug: str
+    status: str | None = field(metadata=_described("Status, stripped and case-folded"))
+    updated_at: str | None = field(metadata=_described("updated_at normalised to UTC, or null if undated"))
+    data_class: str | None = field(metadata=_described("Declared data class, 'unknown', or null if none"))
+    bytes: int = field(metadata=_described("Rendered bytes, separator included"))
+    kept_bytes: int
+    outcome: Outcome
+    reason: str
+    sha256: str = field(metadata=_described("SHA-256 of the source file's bytes as read, hex"))
+    git_blob: str | None = field(metadata=_described("git hash-object id of those bytes; null outside git"))
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """A source that reached the pack, by path, with its declared class (null: none)."""
+
+    path: str
+    data_class: str | None
+    sha256: str = field(metadata=_described("SHA-256 of the source file's bytes as read, hex"))
+    git_blob: str | None = field(metadata=_described("git hash-object id of those bytes; null outside git"))
+
+
+@dataclass(frozen=True, slots=True)
+class WithheldLine:
+    """A source the ceiling kept out of the pack."""
+
+    path: str
+    kind: str
+    data_class: str
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """What class of data the pack carries (spec §7); names only, never text."""
+
+    sources: list[SourceLine] = field(metadata=_described("Every source with at least one byte in the pack"))
+    effective_class: str | None = field(
+        metadata=_described("Strictest class over `sources`, null if none declared")
+    )
+    ceiling: str | None = field(metadata=_described("The --max-data-class ceiling, null if unset"))
+    withheld_count: int
+    withheld_by_kind: dict[str, int]
+    withheld: list[WithheldLine] = field(metadata=_described("Every withheld source (detail=full only)"))
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemLine:
+    """A problem found while reading the ledger."""
+
+    path: str
+    severity: Severity
+    line: int | None
+    column: int | None
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """The breakdown of one pack (spec §8)."""
+
+    space: str = field(metadata=_described("The space (directory holding .ledger) the pack was built from"))
+    detail: Detail
+    yaml_loader: dict[str, int] = field(
+        metadata=_described(
+            "How many documents each frontmatter loader read: quick (the quick path), "
+            "libyaml, python (PyYAML's pure-Python loader)"
+        )
+    )
+    rule: Rule
+    pack: PackTotals
+    metrics: Metrics
+    groups: list[GroupLine]
+    kinds: list[KindCount]
+    blocks: list[BlockLine] = field(metadata=_described("full: every candidate block; brief: those not kept"))
+    classification: Classification
+    problem_counts: dict[str, int]
+    problems: list[ProblemLine] = field(metadata=_described("Every problem (detail=full only)"))
+    audit: str | None = field(
+        default=None,
+        metadata=_described("The server's audit log: 'ok', 'off' or 'failing: <reason>'; null outside serve"),
+    )
+
+
+def _blob_ids(build: ContextBuild) -> dict[str, str | None]:
+    return {b.block.document.path: b.block.document.git_blob for b in build.budgeted.blocks}
+
+
+def _groups(budgeted: Budgeted) -> list[GroupLine]:
+    """One line per group (spec §4): candidates, outcomes and bytes."""
+    groups: list[GroupLine] = []
+    for number, name, _ in GROUPS:
+        lines = [b for b in budgeted.blocks if b.block.group == number]
+        groups.append(
+            GroupLine(
+                group=number,
+                name=name,
+                candidates=len(lines),
+                kept=sum(1 for b in lines if b.outcome == "kept"),
+                truncated=sum(1 for b in lines if b.outcome == "truncated"),
+                dropped=sum(1 for b in lines if b.outcome == "dropped"),
+                bytes=sum(b.bytes for b in lines),
+                kept_bytes=sum(b.kept_bytes for b in lines),
+            )
+        )
+    return groups
+
+
+def _kinds(build: ContextBuild, withheld_by_kind: Counter[str]) -> list[KindCount]:
+    """Documents per kind: read, skipped, withheld, selected, not selected."""
+    ledger, budgeted = build.ledger, build.budgeted
+    selected = Counter(b.block.document.kind for b in budgeted.blocks)
+    return [
+        KindCount(
+            kind=kind,
+            read=ledger.read[kind],
+            skipped=ledger.skipped[kind],
+            withheld=withheld_by_kind[kind],
+            selected=selected[kind],
+            not_selected=ledger.read[kind] - ledger.skipped[kind] - withheld_by_kind[kind] - selected[kind],
+        )
+        for kind in KINDS
+    ]
+
+
+def _blocks(budgeted: Budgeted, full: bool, git_blob: dict[str, str | None]) -> list[BlockLine]:
+    """Every block with ``full``, else the blocks not kept whole."""
+    return [
+        BlockLine(
+            group=b.block.group,
+            kind=b.block.document.kind,
+            path=b.block.document.path,
+            slug=b.block.document.slug,
+            status=b.block.document.status,
+            updated_at=b.block.document.updated.iso if b.block.document.updated else None,
+            data_class=b.block.document.data_class,
+            bytes=b.bytes,
+            kept_bytes=b.kept_bytes,
+            outcome=b.outcome,
+            reason=b.reason,
+            sha256=b.block.document.sha256,
+            git_blob=git_blob.get(b.block.document.path),
+        )
+        for b in budgeted.blocks
+        if full or b.outcome != "kept"
+    ]
+
+
+def _classification(
+    build: ContextBuild, full: bool, git_blob: dict[str, str | None], withheld_by_kind: Counter[str]
+) -> Classification:
+    """The sources with their classes, the effective class and what the ceiling withheld (§7)."""
+    sources = build.sources()
+    sha256 = {d.path: d.sha256 for d in build.ledger.documents}
+    return Classification(
+        sources=[
+            SourceLine(
+                path=s.path, data_class=s.data_class, sha256=sha256[s.path], git_blob=git_blob.get(s.path)
+            )
+            for s in sources
+        ],
+        effective_class=build.effective_class(),
+        ceiling=build.ceiling,
+        withheld_count=len(build.selection.withheld),
+        withheld_by_kind={kind: withheld_by_kind[kind] for kind in KINDS if withheld_by_kind[kind]},
+        withheld=[
+            WithheldLine(path=d.path, kind=d.kind, data_class=d.data_class or "")
+            for d in build.selection.withheld
+        ]
+        if full
+        else [],
+    )
+
+
+def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
+    """The breakdown of ``build``'s pack (spec §8), at ``detail`` ``brief`` or ``full``."""
+    budgeted = build.budgeted
+    full = detail == "full"
+    cap_bytes = budgeted.cap_bytes
+    origin = build.provenance(refresh=False)  # as the build last learnt it: one answer per call
+    git_blob = _blob_ids(build) if origin.in_git else {}
+    ledger = build.ledger
+    withheld_by_kind = Counter(d.kind for d in build.selection.withheld)
+    severity_counts = Counter(p.severity for p in ledger.problems)
+    candidates = len(budgeted.blocks)
+    return Explanation(
+        space=display_path(ledger.space),
+        detail=detail,
+        yaml_loader=dict(sorted(Counter(d.yaml_loader for d in ledger.documents if d.yaml_loader).items())),
+        rule=Rule(
+            bytes_per_token=BYTES_PER_TOKEN,
+            tokens_formula="ceil(bytes / 4), taken once over the whole pack",
+            cap_tokens=budgeted.cap_tokens,
+            cap_bytes=cap_bytes,
+        ),
+        pack=PackTotals(
+            bytes=budgeted.pack_bytes,
+            tokens=budgeted.tokens,
+            bytes_left=cap_bytes - budgeted.pack_bytes,
+            tokens_left=budgeted.cap_tokens - budgeted.tokens,
+            truncated=budgeted.truncated,
+            truncated_bytes=budgeted.cut_bytes,
+            dropped_blocks=budgeted.dropped,
+            sha256=budgeted.sha256,
+            commit=origin.commit,
+            dirty=origin.dirty,
+            fingerprint=origin.fingerprint,
+        ),
+        metrics=Metrics(
+            utilisation=budgeted.pack_bytes / cap_bytes,
+            dropped_block_rate=budgeted.dropped / candidates if candidates else 0.0,
+            bytes_read=ledger.bytes_read,
+            read_to_pack_ratio=ledger.bytes_read / budgeted.pack_bytes if budgeted.pack_bytes else None,
+        ),
+        groups=_groups(budgeted),
+        kinds=_kinds(build, withheld_by_kind),
+        blocks=_blocks(budgeted, full, git_blob),
+        classification=_classification(build, full, git_blob, withheld_by_kind),
+        problem_counts={severity: severity_counts[severity] for severity in SEVERITIES},
+        problems=[
+            ProblemLine(path=p.path, severity=p.severity, line=p.line, column=p.column, message=p.message)
+            for p in ledger.problems
+        ]
+        if full
+        else [],
+    )
+
+
+@cache
+def _adapter() -> TypeAdapter[Explanation]:
+    from pydantic import TypeAdapter  # here: explain's text never pays for pydantic
+
+    return TypeAdapter(Explanation)
+
+
+def explanation_json(explanation: Explanation, indent: int | None = None) -> str:
+    """``explanation`` as JSON text, encoded by pydantic like every structured output."""
+    return _adapter().dump_json(explanation, indent=indent).decode("utf-8")
+
+
+def explanation_data(explanation: Explanation) -> dict[str, Any]:
+    """``explanation`` as JSON-ready data: the MCP structured content, the budget page."""
+    data: dict[str, Any] = _adapter().dump_python(explanation, mode="json")
+    return data

@@ -1,0 +1,191 @@
+"""The answer for one document: where it went and why (spec §8, issue 15).
+
+:func:`explain_path` reads the same :class:`~ledger_context.pack.build.ContextBuild` as
+the pack and answers in at most :data:`MAX_ANSWER_BYTES` bytes, as text and as compact
+JSON: every free-form value it repeats (the path, a status, a problem message) is cut
+to a fixed number of bytes, and it names at most :data:`NEAREST` other paths.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import replace
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ..model.errors import InvalidArgumentError
+from ..model.kinds import EXPERIMENTS_IN_PACK
+from ..pack.build import ContextBuild
+from ..pack.select import GROUP_OF_KIND, GROUPS, newest_first
+from ..reader.ledger import Document
+from .shorten import shorten
+
+MAX_ANSWER_BYTES = 1024
+"""The answer's text, and its structured output as compact JSON, stay under this."""
+
+MAX_QUERY_CHARS = 1024
+"""A longer ``path`` argument is refused: no ledger path is that long."""
+
+NEAREST = 3
+"""How many nearest paths a "not in the ledger" answer names."""
+
+PATH_BYTES = 120
+VALUE_BYTES = 40
+MESSAGE_BYTES = 200
+PROBLEMS_SHOWN = 2
+
+Where = Literal["kept", "truncated", "dropped", "withheld", "not_selected", "skipped", "not_in_ledger"]
+
+_SELECTING_STATUS = {"harness": "active", "eval": "active", "finding": "current", "decision": "accepted"}
+_GROUP_NAME = {number: name for number, name, _ in GROUPS}
+
+
+class PathAnswer(BaseModel):
+    """Where one document went, and why."""
+
+    detail: Literal["path"] = "path"
+    path: str = Field(description=f"The path asked about, cut to {PATH_BYTES} bytes")
+    outcome: Where
+    reason: str = Field(description="One line: why, with the figures")
+    kind: str | None = Field(description="Document kind, null if not read")
+    group: int | None = Field(description="The group (1-6) its kind belongs to")
+    status: str | None = Field(description="Status, stripped and case-folded")
+    updated_at: str | None = Field(description="updated_at normalised to UTC, or null")
+    data_class: str | None = Field(description="Declared data class, 'unknown', or null if none")
+    bytes: int | None = Field(description="Rendered bytes of its block, if it was a candidate")
+    kept_bytes: int | None = Field(description="Bytes of its block in the pack, if it was a candidate")
+    nearest: list[str] = Field(description="The nearest paths by name (not_in_ledger only)")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _normalise(path: object) -> str:
+    if not isinstance(path, str) or not path.strip():
+        raise InvalidArgumentError(
+            "invalid path: give a ledger path as a non-empty string, e.g. .ledger/decisions/0007-use-jwt.md"
+        )
+    if _SURROGATE.search(path) is not None:
+        raise InvalidArgumentError(
+            "invalid path: it is not valid UTF-8 text; give a ledger path, "
+            "e.g. .ledger/decisions/0007-use-jwt.md"
+        )
+    if len(path) > MAX_QUERY_CHARS or "\x00" in path:
+        raise InvalidArgumentError(
+            f"invalid path: at most {MAX_QUERY_CHARS} characters and no NUL, "
+            "e.g. .ledger/decisions/0007-use-jwt.md"
+        )
+    path = path.strip().replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def _answer(
+    path: str, document: Document | None, outcome: Where, reason: str, **figures: int | None
+) -> PathAnswer:
+    return PathAnswer(
+        path=shorten(path, PATH_BYTES),
+        outcome=outcome,
+        reason=reason,
+        kind=document.kind if document else None,
+        group=GROUP_OF_KIND[document.kind] if document else None,
+        status=shorten(document.status, VALUE_BYTES) if document and document.status is not None else None,
+        updated_at=document.updated.iso if document and document.updated else None,
+        data_class=document.data_class if document else None,
+        bytes=figures.get("bytes"),
+        kept_bytes=figures.get("kept_bytes"),
+        nearest=[],
+    )
+
+
+def _not_selected(build: ContextBuild, document: Document) -> str:
+    kind = document.kind
+    if kind == "agents":
+        return "not selected: agents.md has no text"
+    if kind == "experiment":
+        pool = sorted(
+            (
+                d
+                for d in build.ledger.documents
+                if d.kind == "experiment" and d not in build.selection.withheld
+            ),
+            key=newest_first,
+        )
+        rank = pool.index(document) + 1
+        return (
+            f"not selected: experiment {rank} of {len(pool)} by updated_at; "
+            f"only the {EXPERIMENTS_IN_PACK} latest are selected"
+        )
+    status = "none" if document.status is None else repr(shorten(document.status, VALUE_BYTES))
+    return (
+        f"not selected: its status is {status}; group {GROUP_OF_KIND[kind]} "
+        f"({_GROUP_NAME[GROUP_OF_KIND[kind]]}) takes status '{_SELECTING_STATUS[kind]}'"
+    )
+
+
+def explain_path(build: ContextBuild, path: object) -> PathAnswer:
+    """Where the document at ``path`` (relative to the space) went in ``build``'s pack.
+
+    Raises :class:`~ledger_context.model.errors.InvalidArgumentError` for a ``path`` that is
+    not a non-empty string of at most :data:`MAX_QUERY_CHARS` characters without NUL.
+    """
+    wanted = _normalise(path)
+    documents = {d.path: d for d in build.ledger.documents}
+    problems = build.ledger.problems
+    known = set(documents) | {p.path for p in problems}
+    if wanted not in known and ".ledger/" + wanted in known:
+        wanted = ".ledger/" + wanted
+
+    for outcome in build.budgeted.blocks:
+        if outcome.block.document.path == wanted:
+            return _answer(
+                wanted,
+                outcome.block.document,
+                outcome.outcome,
+                outcome.reason
+                if outcome.reason.startswith(outcome.outcome)
+                else f"{outcome.outcome}: {outcome.reason}",
+                bytes=outcome.bytes,
+                kept_bytes=outcome.kept_bytes,
+            )
+
+    document = documents.get(wanted)
+    if document is not None:
+        if document in build.selection.withheld:
+            declared = document.data_class or "unknown"
+            # A withheld source is as if it did not exist: its path and class only, never
+            # its status or updated_at (frontmatter text the ceiling forbids).
+            return _answer(
+                wanted,
+                replace(document, status=None, updated=None),
+                "withheld",
+                f"withheld by the ceiling {build.ceiling}: its data class {declared} is stricter"
+                + (" (an unknown class never passes a ceiling)" if declared == "unknown" else ""),
+            )
+        return _answer(wanted, document, "not_selected", _not_selected(build, document))
+
+    own = [p for p in problems if p.path == wanted]
+    if own:
+        shown = "; ".join(
+            f"{p.severity} {p.location().removeprefix(p.path).lstrip(':') or '-'}: "
+            f"{shorten(p.message, MESSAGE_BYTES)}"
+            for p in own[:PROBLEMS_SHOWN]
+        )
+        more = (
+            f"; {len(own) - PROBLEMS_SHOWN} more (ledger-context check)" if len(own) > PROBLEMS_SHOWN else ""
+        )
+        return _answer(wanted, None, "skipped", f"skipped: {shown}{more}")
+
+    nearest = difflib.get_close_matches(wanted, sorted(known), n=NEAREST, cutoff=0.4)
+    answer = _answer(
+        wanted,
+        None,
+        "not_in_ledger",
+        "not in the ledger: no document or problem at this path"
+        + ("; nearest by name below" if nearest else ""),
+    )
+    answer.nearest = [shorten(p, PATH_BYTES) for p in nearest]
+    return answer

@@ -1,0 +1,190 @@
+"""Change notifications: watch the served space, tell subscribers when the pack changes.
+
+A :class:`ChangeNotifier` runs for the server's lifetime. On every hint from
+:func:`~ledger_context.reader.watch.ledger_changes` (a file event, or the heartbeat's full
+rescan) it builds the pack and compares it with the last build it saw:
+
+- the pack's SHA-256 changed: ``notifications/resources/updated`` for ``ledger://pack``;
+- the documents listed by ``resources/list`` changed: ``notifications/resources/list_changed``.
+
+Both protocol generations hear it: 2026-07-28 ``subscriptions/listen`` streams through
+the server's subscription bus (the SDK filters per stream), and 2025 connections through
+their session (``resources/subscribe`` for updates; every initialized connection for the
+list). An edit that leaves the pack's bytes alone (a document body the pack does not
+render) sends nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+from mcp.server.connection import Connection
+from mcp.server.context import ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated, SubscriptionBus
+from mcp_types import EmptyResult, NotificationParams, SubscribeRequestParams, UnsubscribeRequestParams
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from ..model.errors import LedgerContextError
+from ..pack.build import ContextBuild
+from ..reader.space import LEDGER_DIR
+from ..reader.watch import HEARTBEAT_SECONDS, ledger_changes
+
+logger = logging.getLogger("ledger_context")
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What subscribers are told about: the pack's SHA-256 (``None``: no pack can be
+    built) and the document URIs ``resources/list`` names."""
+
+    sha256: str | None
+    listing: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class _Client:
+    """A 2025-era connection: a session to send on and the URIs it subscribed to."""
+
+    session: ServerSession
+    uris: set[str]
+
+
+class ChangeNotifier:
+    """Watches the space ``space()`` names and notifies subscribers of changes.
+
+    ``build(space)`` is the server's own build (same cache, same lock); ``listing(build)``
+    the document URIs ``resources/list`` gives for it; ``pack_uri`` the pack resource.
+    """
+
+    def __init__(
+        self,
+        space: Callable[[], Path],
+        build: Callable[[Path], ContextBuild],
+        listing: Callable[[ContextBuild], tuple[str, ...]],
+        bus: SubscriptionBus,
+        pack_uri: str,
+        *,
+        heartbeat: float = HEARTBEAT_SECONDS,
+    ) -> None:
+        self._space = space
+        self._build = build
+        self._listing = listing
+        self._bus = bus
+        self.pack_uri = pack_uri
+        self.heartbeat = heartbeat
+        # 2025-era connections: every initialized one hears list changes; the URIs each
+        # subscribed to hear updates. An entry leaves when its connection closes.
+        self._clients: dict[Connection, _Client] = {}
+        self.seen: Seen | None = None
+        self.last_build: ContextBuild | None = None
+        self._checked = anyio.Event()
+        self.watching = anyio.Event()
+        """Set once file changes are being watched (a change from then on is noticed)."""
+
+    # -- 2025 handlers: notifications/initialized, resources/subscribe, resources/unsubscribe
+
+    async def on_initialized(self, ctx: ServerRequestContext, params: NotificationParams) -> None:
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._client(ctx.session)
+
+    async def on_subscribe(self, ctx: ServerRequestContext, params: SubscribeRequestParams) -> EmptyResult:
+        """Any URI may be subscribed to (as with ``subscriptions/listen``); only the pack's fires."""
+        self._client(ctx.session).uris.add(str(params.uri))
+        return EmptyResult()
+
+    async def on_unsubscribe(
+        self, ctx: ServerRequestContext, params: UnsubscribeRequestParams
+    ) -> EmptyResult:
+        self._client(ctx.session).uris.discard(str(params.uri))
+        return EmptyResult()
+
+    def _client(self, session: ServerSession) -> _Client:
+        # SDK 2.3 hands low-level handlers a per-request session and no public way to its
+        # connection; the session's standalone channel outlives the request.
+        connection: Connection = session._connection
+        client = self._clients.get(connection)
+        if client is None:
+            client = self._clients[connection] = _Client(session, set())
+            connection.exit_stack.callback(self._clients.pop, connection, None)
+        return client
+
+    # -- watching ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Watch until cancelled; follows the space when the served one changes."""
+        await self.check()
+        while True:
+            watched = self._watched()
+            if watched is None:
+                await anyio.sleep(self.heartbeat)  # no space yet: look again later
+                await self.check()
+                continue
+            reasons = 0
+            async for reason in ledger_changes(watched, heartbeat=self.heartbeat):
+                reasons += 1
+                await self.check()
+                if reason == "ready":
+                    self.watching.set()
+                if self._watched() != watched:
+                    break  # the client's roots chose another space
+            else:
+                if reasons <= 1:  # the watcher ended at once: do not spin
+                    await anyio.sleep(self.heartbeat)
+
+    def _watched(self) -> Path | None:
+        try:
+            return self._space() / LEDGER_DIR
+        except LedgerContextError:
+            return None
+
+    async def check(self) -> None:
+        """Build now, compare with the last build seen, notify what changed."""
+        build: ContextBuild | None
+        try:
+            build = await anyio.to_thread.run_sync(self._build, self._space())
+        except LedgerContextError:
+            build = None
+        except Exception:  # a watcher must outlive any one bad build
+            logger.exception("ledger-context: building the pack for change notifications failed")
+            build = None
+        now = Seen(None, ()) if build is None else Seen(build.budgeted.sha256, self._listing(build))
+        before, self.seen, self.last_build = self.seen, now, build
+        if before is not None:
+            if now.sha256 != before.sha256:
+                await self._updated()
+            if now.listing != before.listing:
+                await self._list_changed()
+        self._checked.set()
+        self._checked = anyio.Event()
+
+    async def next_check(self) -> ContextBuild | None:
+        """Wait for the next check to finish; its build (``None``: no pack)."""
+        await self._checked.wait()
+        return self.last_build
+
+    # -- sending ----------------------------------------------------------------------------
+
+    async def _updated(self) -> None:
+        logger.info("ledger-context: the pack changed; notifying subscribers")
+        await self._bus.publish(ResourceUpdated(uri=self.pack_uri))
+        for client in list(self._clients.values()):
+            if self.pack_uri in client.uris:
+                await _send(client.session.send_resource_updated(self.pack_uri))
+
+    async def _list_changed(self) -> None:
+        await self._bus.publish(ResourcesListChanged())
+        for client in list(self._clients.values()):
+            await _send(client.session.send_resource_list_changed())
+
+
+async def _send(sending: Awaitable[None]) -> None:
+    # A client that is leaving: its connection's teardown drops it.
+    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await sending

@@ -1,0 +1,95 @@
+"""The resources ``ledger://pack`` and ``ledger://document/{+path}``, and the prompt
+``start-task``. Core errors become JSON-RPC errors in
+:func:`~ledger_context.mcp.error_map.mcp_error`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import Field
+
+from ..model.errors import LedgerContextError
+from ..model.fields import clean_text
+from .error_map import mcp_error
+from .ledgers import Ledgers
+from .record import REQUEST, Recorder
+from .tools import build_for, served_document
+
+PACK_URI = "ledger://pack"
+DOCUMENT_TEMPLATE = "ledger://document/{+path}"
+
+
+def register_resources(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
+    """Register the pack resource and the document template on ``server``."""
+
+    @server.resource(
+        PACK_URI,
+        name="pack",
+        title="Context pack",
+        description="The context pack, exactly what get_context returns",
+        mime_type="text/markdown",
+    )
+    async def pack_resource() -> str:
+        try:
+            build = await build_for(ledgers, None)
+        except LedgerContextError as exc:
+            raise mcp_error(exc) from None
+        recorder.record(call=f"resource {PACK_URI}", arguments={}, build=build, ctx=REQUEST.get())
+        return build.pack
+
+    @server.resource(
+        DOCUMENT_TEMPLATE,
+        name="document",
+        title="Ledger document",
+        description=(
+            "The full text of one ledger document the reader accepted. <path> is the path in "
+            "a pack title line, relative to the space, e.g. .ledger/decisions/0007-use-jwt.md."
+        ),
+        mime_type="text/markdown",
+    )
+    async def document_resource(path: str, ctx: Context) -> str:
+        try:
+            build = await build_for(ledgers, None)
+            text = await served_document(build, path)
+        except LedgerContextError as exc:
+            raise mcp_error(exc) from None
+        accepted = next(d for d in build.ledger.documents if d.path == path)
+        recorder.record(
+            call=f"resource {DOCUMENT_TEMPLATE}",
+            arguments={"path": path},
+            build=build,
+            ctx=ctx,
+            document_sha256=accepted.sha256,
+        )
+        return text
+
+
+def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
+    """Register ``start-task``: the pack, and how to use it, ahead of the task."""
+
+    @server.prompt(
+        name="start-task",
+        title="Start a task with the ledger's context",
+        description="Hands the model the context pack and asks it to use it for the task.",
+    )
+    async def start_task(
+        task: Annotated[str, Field(description="The task, in one line")],
+        ctx: Context,
+    ) -> str:
+        try:
+            build = await build_for(ledgers, None)
+        except LedgerContextError as exc:
+            pack = f"(no context pack: {exc})"
+        else:
+            recorder.record(call="prompt start-task", arguments={"task": task}, build=build, ctx=ctx)
+            pack = build.pack
+        return (
+            f"Task: {clean_text(task)}\n\n"
+            "Below is the context pack of this repository's experiment ledger: agents.md, "
+            "active harnesses and evals, current findings, accepted decisions and the latest "
+            "experiments. Follow agents.md, respect accepted decisions, build on current "
+            "findings, and read a document in full with the tool read_document (the path in "
+            "its title line) when its frontmatter is not enough.\n\n"
+            f"<context-pack>\n{pack}</context-pack>"
+        )

@@ -1,0 +1,303 @@
+"""The MCP stdio server: a thin adapter over the core; only ``mcp_*.py`` modules import ``mcp``.
+
+This module is the entry point: :func:`create_server` puts together the pieces, each in
+a module named for its job:
+
+- :mod:`~ledger_context.mcp.tools`: ``get_context``, ``explain_budget``, ``read_document``;
+- :mod:`~ledger_context.mcp.resources`: ``ledger://pack``, ``ledger://document/{+path}``
+  and the prompt ``start-task``;
+- :mod:`~ledger_context.mcp.ledgers`: the space of a request and one builder per space;
+- :mod:`~ledger_context.mcp.record`: every answered call into the audit log;
+- :mod:`~ledger_context.mcp.error_map`: core errors to tool and JSON-RPC errors;
+- :mod:`~ledger_context.mcp.notifications`: subscribers hear when the pack changes;
+- :mod:`~ledger_context.mcp.stdio`: the stdio channel.
+
+The cap and the ceiling are checked once, into a :class:`~ledger_context.pack.settings.Settings`.
+Logs go to stderr only and never block (:mod:`ledger_context.mcp.stderr_log`); capabilities
+are :data:`CAPABILITIES`, exactly what is delivered.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server import CacheHint
+from mcp.server.caching import CacheableMethod
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.models import InitializationOptions
+from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    GetPromptResult,
+    InputRequiredResult,
+    NotificationParams,
+    PromptsCapability,
+    ResourcesCapability,
+    ServerCapabilities,
+    SubscribeRequestParams,
+    ToolsCapability,
+    UnsubscribeRequestParams,
+)
+from mcp_types import Resource as MCPResource
+
+from .. import __version__
+from ..model.errors import LedgerContextError
+from ..pack.budget import DEFAULT_CAP_TOKENS
+from ..pack.settings import Settings, make_settings
+from ..proof.audit import AuditLog
+from ..reader.space import display_path
+from .apps import budget_apps
+from .error_map import ERROR_CODES, mcp_error
+from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris
+from .notifications import ChangeNotifier
+from .record import REQUEST, Recorder
+from .resources import DOCUMENT_TEMPLATE, PACK_URI, register_prompt, register_resources
+from .stderr_log import configure_logging, cut
+from .stdio import on_hard_exit, serve_stdio
+from .tools import PAGE_KEY, RECEIPT_KEY, receipt, register_tools, served_document
+
+__all__ = [
+    "CACHE_HINTS",
+    "CAPABILITIES",
+    "DOCUMENT_PREFIX",
+    "DOCUMENT_TEMPLATE",
+    "ERROR_CODES",
+    "PACK_URI",
+    "PAGE_KEY",
+    "RECEIPT_KEY",
+    "LedgerServer",
+    "create_server",
+    "initialization_options",
+    "mcp_error",
+    "receipt",
+    "serve",
+    "served_document",
+]
+
+logger = logging.getLogger("ledger_context")
+
+DEFAULT_SETTINGS = Settings()
+
+_INSTRUCTIONS = """\
+ledger-context serves this repository's experiment ledger (.ledger/: agents.md, harnesses, \
+evals, findings, decisions, experiments).
+- At the start of every task, call get_context once: it returns the context pack, a \
+deterministic digest of the ledger capped at {cap_tokens} tokens (1 token = 4 UTF-8 bytes) — \
+agents.md, active harnesses and evals, current findings, accepted decisions and the 10 \
+latest experiments, as title lines and frontmatter.
+- If something you expected seems missing, call explain_budget with its path: it says \
+where that document went and why (kept, truncated, dropped, withheld, not selected, \
+skipped). Without a path it gives a short summary of the budget; detail "full" lists \
+every block, but can be large.
+- To read a document in full, call read_document with the path shown in brackets in the \
+pack's title lines (e.g. .ledger/decisions/0007-use-jwt.md). A long document comes in \
+pages; the last line of a page says how to continue. (Clients that read resources can \
+also read ledger://document/<path>.)"""
+
+
+# What results may be cached for (2026-07-28 ``ttlMs``/``cacheScope``; the SDK strips
+# them for older clients): tools, prompts, templates and the discovery result never
+# change while the server runs and are the same for every caller; the pack, the
+# documents and their list change whenever the ledger does, and follow each client's
+# roots, so they are stale at once and private.
+_FIXED = CacheHint(ttl_ms=3_600_000, scope="public")
+_LIVE = CacheHint(ttl_ms=0, scope="private")
+CACHE_HINTS: dict[CacheableMethod, CacheHint] = {
+    "tools/list": _FIXED,
+    "prompts/list": _FIXED,
+    "resources/templates/list": _FIXED,
+    "server/discover": _FIXED,
+    "resources/list": _LIVE,
+    "resources/read": _LIVE,
+}
+
+CAPABILITIES = ServerCapabilities(
+    tools=ToolsCapability(list_changed=False),
+    prompts=PromptsCapability(list_changed=False),
+    resources=ResourcesCapability(subscribe=True, list_changed=True),
+)
+"""What the server advertises on both protocol generations: the tool and prompt lists
+never change; resource updates (the pack) and resource-list changes are sent."""
+
+
+def initialization_options(server: MCPServer) -> InitializationOptions:
+    """The SDK's initialization options; their capabilities are :data:`CAPABILITIES`
+    (``_serve_changes`` puts them in place of the SDK's guess)."""
+    # MCPServer keeps its low-level server private; its own run_stdio_async uses it the same way.
+    return server._lowlevel_server.create_initialization_options()
+
+
+class LedgerServer(MCPServer):
+    """MCPServer whose resource list also names the documents in the current pack, and
+    whose prompts refuse an unknown name or a missing argument with -32602."""
+
+    ledgers: Ledgers
+    recorder: Recorder
+    notifier: ChangeNotifier
+
+    async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
+        """Read a resource with its request context at hand, for the audit log."""
+        token = REQUEST.set(context)
+        try:
+            return await super().read_resource(uri, context)
+        finally:
+            REQUEST.reset(token)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None
+    ) -> GetPromptResult | InputRequiredResult:
+        prompts = {p.name: p for p in await self.list_prompts()}
+        prompt = prompts.get(name)
+        if prompt is None:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"unknown prompt {cut(name, 80)!r}: the prompts are {', '.join(sorted(prompts))}",
+            )
+        given = arguments or {}
+        for argument in prompt.arguments or []:
+            if argument.required and argument.name not in given:
+                raise MCPError(
+                    code=INVALID_PARAMS,
+                    message=f"prompt {name} needs the argument {argument.name!r} "
+                    f"({argument.description or 'a string'})",
+                )
+        try:
+            return await super().get_prompt(name, arguments, context)
+        except MCPError:
+            raise
+        except Exception:  # the SDK wraps every failure in ValueError: a bug of ours
+            logger.exception("prompt %s failed", name)
+            raise MCPError(
+                code=INTERNAL_ERROR, message=f"prompt {name} failed; the server log has the details"
+            ) from None
+
+    async def list_resources(self) -> list[MCPResource]:
+        """The pack resource, then one resource per document in the pack (bounded by the
+        pack, not by the ledger's size)."""
+        listed = await super().list_resources()
+        try:
+            space = self.ledgers.space(None)
+            build = await anyio.to_thread.run_sync(self.ledgers.build, space)
+        except LedgerContextError:
+            return listed
+        for source, uri in zip(build.sources(), document_uris(build), strict=True):
+            listed.append(
+                MCPResource(
+                    uri=uri,
+                    name=source.path,
+                    description="A ledger document in the current pack (full text)",
+                    mime_type="text/markdown",
+                )
+            )
+        return listed
+
+
+def _serve_changes(server: LedgerServer, notifier: ChangeNotifier) -> None:
+    """Serve 2025-era subscriptions and advertise exactly the notifications sent, on both
+    protocol generations (the SDK's own guess would claim tool and prompt list changes on
+    2026-07-28 and no resource list changes on 2025-11-25)."""
+    lowlevel = server._lowlevel_server
+    lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, notifier.on_subscribe)
+    lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, notifier.on_unsubscribe)
+    lowlevel.add_notification_handler(
+        "notifications/initialized", NotificationParams, notifier.on_initialized
+    )
+    derived = lowlevel.get_capabilities
+
+    def capabilities(*args: Any, **kwargs: Any) -> ServerCapabilities:
+        return derived(*args, **kwargs).model_copy(
+            update={
+                "tools": CAPABILITIES.tools,
+                "prompts": CAPABILITIES.prompts,
+                "resources": CAPABILITIES.resources,
+            }
+        )
+
+    lowlevel.get_capabilities = capabilities  # type: ignore[method-assign]
+
+
+def create_server(
+    explicit_space: Path | None = None,
+    cap_tokens: int = DEFAULT_CAP_TOKENS,
+    max_data_class: str | None = None,
+    audit: AuditLog | None = None,
+    *,
+    settings: Settings | None = None,
+) -> LedgerServer:
+    """An MCP server over the core. ``explicit_space`` is ``--space`` / ``LEDGER_SPACE``;
+    every answered call is recorded in ``audit`` (``None``: no audit log). ``settings``,
+    already checked, replaces ``cap_tokens`` and ``max_data_class``.
+
+    The space is found per request (so the server starts, and answers ``initialize``
+    and ``tools/list``, even when there is none yet). Raises
+    :class:`~ledger_context.model.errors.InvalidArgumentError` for a bad cap or ceiling.
+    """
+    if settings is None:
+        settings = make_settings(cap_tokens, max_data_class)
+    ledgers = Ledgers(explicit_space, settings)
+    bus = InMemorySubscriptionBus()  # ours, so the watcher can publish outside a request
+    notifier = ChangeNotifier(lambda: ledgers.space(None), ledgers.build, document_uris, bus, PACK_URI)
+
+    @asynccontextmanager
+    async def watching(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(notifier.run)
+            yield {}
+            tasks.cancel_scope.cancel()
+
+    server = LedgerServer(
+        name="ledger-context",
+        version=__version__,
+        instructions=_INSTRUCTIONS.format(cap_tokens=settings.cap_tokens),
+        cache_hints=CACHE_HINTS,
+        subscriptions=bus,
+        lifespan=watching,
+        extensions=[budget_apps()],
+    )
+    server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit), notifier
+    _serve_changes(server, notifier)
+    register_tools(server, ledgers, server.recorder)
+    register_resources(server, ledgers, server.recorder)
+    register_prompt(server, ledgers, server.recorder)
+    return server
+
+
+def serve(
+    explicit_space: Path | None = None,
+    settings: Settings = DEFAULT_SETTINGS,
+    audit: AuditLog | None = None,
+    log_level: str = "info",
+) -> None:
+    """Serve over stdio until stdin closes, the client goes away, or SIGINT/SIGTERM,
+    recording in ``audit`` (``None``: off). Raises InvalidArgumentError before serving."""
+    # Before MCPServer(): its constructor calls logging.basicConfig(); stdout is JSON-RPC only.
+    log = configure_logging(log_level)
+    server = create_server(explicit_space, audit=audit, settings=settings)
+    logger.info(
+        "ledger-context %s serving over stdio (space: %s, cap %d tokens, ceiling %s, audit log %s)",
+        __version__,
+        display_path(explicit_space) if explicit_space else "chosen per request",
+        settings.cap_tokens,
+        settings.ceiling or "none",
+        display_path(audit.path) if audit is not None else "off",
+    )
+    if audit is not None:  # a signal's forced exit still writes what the log has queued
+        on_hard_exit(lambda: audit.close(0.5))
+
+    def drain_log() -> None:
+        log.drain(0.2)
+
+    on_hard_exit(drain_log)
+    try:
+        serve_stdio(server._lowlevel_server, initialization_options(server))
+    finally:
+        if audit is not None:
+            audit.close()
+        log.drain(0.5)

@@ -1,0 +1,359 @@
+"""The stdio channel in front of the MCP SDK's session: every line answered, clean exits.
+
+Replaces the SDK's ``stdio_server()``. Our own threads read stdin and write stdout, so
+
+- every line gets an answer: faults found by :mod:`ledger_context.mcp.jsonrpc_lines` and
+  messages the SDK's types refuse are answered here (the SDK drops them silently); valid
+  messages pass to the SDK unchanged, in both protocol generations;
+- at EOF on stdin, every request read before it is answered before the SDK is told the
+  input ended (it cancels whatever is still running), within :data:`EOF_GRACE_SECONDS`;
+  a request still running then is answered with an error saying so, never left unanswered,
+  and the process ends soon after even if that work sits in a worker thread;
+- EPIPE on stdout (the client closed its end) ends serving quietly;
+- SIGINT and SIGTERM end serving at once: answers already handed to the writer are
+  written (for at most :data:`FLUSH_SECONDS`), nothing after the signal is; a build still
+  running in a worker thread cannot hold the exit (:func:`on_hard_exit`, :data:`EXIT_SECONDS`);
+- an error with code 0 (the SDK's catch-all) goes out as -32603, internal error.
+
+Runs on anyio's asyncio backend; the threads talk to the loop through asyncio's
+thread-safe calls. Threads are daemons: a blocked read or write never holds the exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import queue
+import signal
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Final
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.server.lowlevel.server import Server
+from mcp.server.models import InitializationOptions
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from .jsonrpc_lines import INVALID_REQUEST, Fault, LineSplitter, parse_line, request_id
+
+logger = logging.getLogger("ledger_context")
+
+EOF_GRACE_SECONDS: Final = 10.0
+"""How long requests read before EOF on stdin may still run to get their answers."""
+FLUSH_SECONDS: Final = 0.8
+"""How long answers already computed may take to reach stdout when serving stops."""
+EXIT_SECONDS: Final = 1.0
+"""After a signal the process ends this soon even if a worker thread is still building."""
+ERROR_TEXT_CHARS: Final = 1000
+"""Error messages and their ``data`` strings are cut to this many characters."""
+_OUTPUT_SLOTS: Final = 64
+_READ_CHUNK: Final = 1 << 16
+_INTERNAL_ERROR: Final = -32603
+
+
+def _key(rid: object) -> tuple[str, object]:
+    return (type(rid).__name__, rid)
+
+
+_HARD_EXIT_HOOKS: list[Callable[[], object]] = []
+
+
+def on_hard_exit(hook: Callable[[], object]) -> None:
+    """Run ``hook`` (briefly: e.g. flush the audit log) before a signal's forced exit."""
+    _HARD_EXIT_HOOKS.append(hook)
+
+
+def _exit_soon(output: _Output) -> None:
+    """A signal's backstop: a build in a worker thread cannot be cancelled, and anyio waits
+    for it, so after :data:`EXIT_SECONDS` write what is computed and end the process."""
+
+    def run() -> None:
+        time.sleep(EXIT_SECONDS)
+        output.drain(0.2)
+        for hook in _HARD_EXIT_HOOKS:
+            with contextlib.suppress(Exception):
+                hook()
+        logging.shutdown()
+        os._exit(0)
+
+    threading.Thread(target=run, name="exit", daemon=True).start()
+
+
+class _Output:
+    """stdout: a daemon thread writes what the loop hands it, at most ``_OUTPUT_SLOTS`` ahead."""
+
+    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop, on_broken: Callable[[], None]) -> None:
+        self.fd = fd
+        self.loop = loop
+        self.on_broken = on_broken
+        self.broken = False
+        self._room = anyio.Semaphore(_OUTPUT_SLOTS)
+        self._queue: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._run, name="stdout", daemon=True).start()
+
+    async def put(self, data: bytes) -> None:
+        await self._room.acquire()
+        self._queue.put(data)
+
+    def _notify(self, fn: Callable[[], None]) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop already closed
+            self.loop.call_soon_threadsafe(fn)
+
+    def _run(self) -> None:
+        while True:
+            data = self._queue.get()
+            try:
+                if not self.broken:
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(self.fd, view) :]
+            except OSError:  # EPIPE, or stdout closed: the client is gone
+                self.broken = True
+                self._notify(self.on_broken)
+            finally:
+                self._queue.task_done()
+                self._notify(self._room.release)
+
+    def drain(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds (a thread call) for everything queued to be written."""
+        deadline = time.monotonic() + timeout
+        with self._queue.all_tasks_done:
+            while self._queue.unfinished_tasks and not self.broken:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._queue.all_tasks_done.wait(remaining)
+
+
+def _bounded_error(error: types.ErrorData) -> types.ErrorData:
+    """``error`` with code 0 made -32603 (the SDK's catch-all; JSON-RPC says internal
+    error), and the SDK's echo of client input (an unknown name or URI, in the message and
+    in ``data``) cut to :data:`ERROR_TEXT_CHARS`, so a 1 MB name never comes back whole."""
+    update: dict[str, Any] = {}
+    if error.code == 0:
+        update["code"] = _INTERNAL_ERROR
+    if len(error.message) > ERROR_TEXT_CHARS:
+        update["message"] = error.message[:ERROR_TEXT_CHARS] + "…"
+    if isinstance(error.data, dict) and any(
+        isinstance(v, str) and len(v) > ERROR_TEXT_CHARS for v in error.data.values()
+    ):
+        update["data"] = {
+            k: v[:ERROR_TEXT_CHARS] + "…" if isinstance(v, str) and len(v) > ERROR_TEXT_CHARS else v
+            for k, v in error.data.items()
+        }
+    return error.model_copy(update=update) if update else error
+
+
+def _encode(message: types.JSONRPCMessage) -> bytes:
+    if isinstance(message, types.JSONRPCError):
+        error = _bounded_error(message.error)
+        if error is not message.error:
+            message = message.model_copy(update={"error": error})
+    try:
+        text = message.model_dump_json(by_alias=True, exclude_unset=True)
+    except ValueError:
+        # A lone surrogate (a valid \ud800 escape from the client, echoed back) cannot be
+        # UTF-8; as an ASCII escape it goes back exactly as it came.
+        data = message.model_dump(mode="python", by_alias=True, exclude_unset=True)
+        text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), default=str)
+    return text.encode("utf-8") + b"\n"
+
+
+def _fault_bytes(fault: Fault) -> bytes:
+    return json.dumps(fault.response(), separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+class StdioChannel:
+    """One serving of the MCP server over fds ``stdin_fd``/``stdout_fd``; see the module doc."""
+
+    def __init__(self, stdin_fd: int, stdout_fd: int, eof_grace: float = EOF_GRACE_SECONDS) -> None:
+        self.stdin_fd = stdin_fd
+        self.stdout_fd = stdout_fd
+        self.eof_grace = eof_grace
+        self.stopped_by: str | None = None
+        """Why serving stopped early: a signal's name, or ``"EPIPE"``."""
+        self._pending: Counter[tuple[str, object]] = Counter()
+        self._given_up: set[tuple[str, object]] = set()
+        """Requests answered here with an error after EOF: a late SDK answer is dropped."""
+        self._eof = False
+
+    async def serve(self, server: Server[Any], init_options: InitializationOptions) -> None:
+        loop = asyncio.get_running_loop()
+        self._answered = anyio.Event()
+        self._scope = anyio.CancelScope()
+        output = _Output(self.stdout_fd, loop, lambda: self._stop("EPIPE"))
+        to_sdk, sdk_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        sdk_writes, from_sdk = anyio.create_memory_object_stream[SessionMessage](0)
+        self._output = output
+        self._to_sdk = to_sdk
+        self._from_sdk = from_sdk
+        with contextlib.suppress(NotImplementedError):  # no loop signal handlers on Windows
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, self._stop, signal.Signals(signum).name)
+        try:
+            with self._scope:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(self._write_answers, from_sdk)
+                    threading.Thread(target=self._read_lines, args=(loop,), name="stdin", daemon=True).start()
+                    await server.run(sdk_reads, sdk_writes, init_options)
+        finally:
+            with contextlib.suppress(NotImplementedError):
+                for signum in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(signum)
+            from_sdk.close()
+            flush = FLUSH_SECONDS if self.stopped_by else self.eof_grace
+            await anyio.to_thread.run_sync(output.drain, flush, abandon_on_cancel=True)
+
+    def _stop(self, reason: str) -> None:
+        if self.stopped_by is None:
+            self.stopped_by = reason
+            logger.info("ledger-context: stopping (%s)", reason)
+            if reason.startswith("SIG"):
+                _exit_soon(self._output)
+        # Answers the SDK hands over from now on fail at once instead of being written.
+        self._from_sdk.close()
+        self._scope.cancel()
+
+    # -- stdin: a daemon thread splits and checks lines, the loop hands them on ------------
+
+    def _read_lines(self, loop: asyncio.AbstractEventLoop) -> None:
+        splitter = LineSplitter()
+
+        def hand_on(line: bytes | Fault) -> bool:
+            item = line if isinstance(line, Fault) else _checked(line)
+            if item is None:
+                return True
+            try:
+                asyncio.run_coroutine_threadsafe(self._deliver(item), loop).result()
+            except BaseException:  # the loop stopped serving: nothing left to read for
+                return False
+            return True
+
+        while True:
+            try:
+                chunk = os.read(self.stdin_fd, _READ_CHUNK)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            for line in splitter.feed(chunk):
+                if not hand_on(line):
+                    return
+        last = splitter.finish()
+        if last is not None and not hand_on(last):
+            return
+        with contextlib.suppress(BaseException):
+            asyncio.run_coroutine_threadsafe(self._end_of_input(), loop).result()
+
+    async def _deliver(self, item: SessionMessage | Fault) -> None:
+        if isinstance(item, Fault):
+            logger.info("ledger-context: answered a bad line: %s", item.message)
+            await self._output.put(_fault_bytes(item))
+            return
+        message = item.message
+        if isinstance(message, types.JSONRPCRequest):
+            self._pending[_key(message.id)] += 1
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            # A cancelled request is never answered (spec): stop waiting for it.
+            self._pending.pop(_key((message.params or {}).get("requestId")), None)
+        await self._to_sdk.send(item)
+
+    async def _end_of_input(self) -> None:
+        """EOF: answer what was read, then tell the SDK (it cancels what still runs)."""
+        self._eof = True
+        if self._pending:
+            with anyio.move_on_after(self.eof_grace) as waited:
+                await self._answered.wait()
+            if waited.cancelled_caught:
+                logger.warning(
+                    "ledger-context: stdin closed; %d request(s) still running after %.0f s are "
+                    "cancelled and answered with an error",
+                    sum(self._pending.values()),
+                    self.eof_grace,
+                )
+                await self._give_up_pending()
+        self._to_sdk.close()
+
+    async def _give_up_pending(self) -> None:
+        """Answer every request still running with an error: none is ever left unanswered."""
+        message = (
+            f"the client closed the server's input and this request did not finish within "
+            f"{self.eof_grace:g} s; it was cancelled (keep the input open until every answer arrives)"
+        )
+        for key in list(self._pending):
+            self._given_up.add(key)
+            error = {"jsonrpc": "2.0", "id": key[1], "error": {"code": _INTERNAL_ERROR, "message": message}}
+            await self._output.put(json.dumps(error, separators=(",", ":")).encode("utf-8") + b"\n")
+        self._pending.clear()
+        _exit_soon(self._output)  # the cancelled work may sit in a worker thread: don't wait for it
+
+    # -- stdout ------------------------------------------------------------------------
+
+    async def _write_answers(self, from_sdk: MemoryObjectReceiveStream[SessionMessage]) -> None:
+        with contextlib.suppress(anyio.ClosedResourceError):
+            async for item in from_sdk:
+                message = item.message
+                if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+                    key = _key(message.id)
+                    if key in self._given_up:
+                        continue  # answered already, with the error of _give_up_pending
+                    if self._pending[key] > 1:
+                        self._pending[key] -= 1
+                    else:
+                        self._pending.pop(key, None)
+                    if not self._pending and self._eof:
+                        self._answered.set()
+                await self._output.put(_encode(message))
+
+    _answered: anyio.Event
+    _scope: anyio.CancelScope
+    _output: _Output
+    _to_sdk: MemoryObjectSendStream[SessionMessage | Exception]
+    _from_sdk: MemoryObjectReceiveStream[SessionMessage]
+
+
+def _checked(line: bytes) -> SessionMessage | Fault | None:
+    """A line as the SDK's message, or the fault to answer it with (None: a blank line)."""
+    parsed = parse_line(line)
+    if parsed is None or isinstance(parsed, Fault):
+        return parsed
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python(parsed, by_name=False))
+    except ValidationError:
+        return Fault(
+            INVALID_REQUEST,
+            "invalid request: not a JSON-RPC 2.0 request, notification or response "
+            '(a request needs "method" and an "id" that is a string or an integer)',
+            request_id(parsed),
+        )
+
+
+def _claim_stdio() -> tuple[int, int]:
+    """Private duplicates of fds 0 and 1 for the wire; fd 0 then reads /dev/null and fd 1
+    writes to /dev/null, so nothing else in the process can touch the wire."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    for fd, mode in ((0, os.O_RDONLY), (1, os.O_WRONLY)):
+        null = os.open(os.devnull, mode)
+        os.dup2(null, fd)
+        os.close(null)
+    return wire_in, wire_out
+
+
+def serve_stdio(server: Server[Any], init_options: InitializationOptions) -> str | None:
+    """Serve ``server`` over stdin/stdout until EOF, EPIPE or a signal.
+
+    Returns why serving stopped early (``"SIGINT"``, ``"SIGTERM"``, ``"EPIPE"``), or
+    ``None`` after EOF on stdin.
+    """
+    wire_in, wire_out = _claim_stdio()
+    channel = StdioChannel(wire_in, wire_out)
+    anyio.run(channel.serve, server, init_options)
+    return channel.stopped_by

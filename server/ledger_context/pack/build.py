@@ -1,0 +1,146 @@
+"""One call builds the pack and its accounting: the core both the CLI and MCP read.
+
+``ledger-context pack`` and ``get_context`` both call :meth:`ContextBuilder.build`,
+so they cannot disagree; ``explain_budget`` reads the same :class:`ContextBuild`.
+"""
+
+from __future__ import annotations
+
+import gc
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..model.classify import Source, effective_class
+from ..proof.provenance import HeadSource, Provenance, WorkTree, provenance
+from ..reader.cache import DocumentCache, WarmBuild
+from ..reader.ledger import Ledger, read_ledger
+from ..reader.walk import Walk, walk_ledger
+from .budget import DEFAULT_CAP_TOKENS, Budgeted, apply_budget
+from .select import Selection, select
+from .settings import Settings, make_settings
+
+
+@dataclass(frozen=True, slots=True)
+class ContextBuild:
+    """A built pack with everything needed to explain it.
+
+    ``ceiling`` is the canonical data-class ceiling or ``None``; ``budgeted.pack`` is
+    the pack text.
+    """
+
+    ledger: Ledger
+    selection: Selection
+    budgeted: Budgeted
+    ceiling: str | None
+    git: HeadSource | None = field(default=None, compare=False, repr=False)
+    """Where HEAD is learnt, ``None`` when the build was made without provenance."""
+    _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def pack(self) -> str:
+        """The pack text, exactly what ``get_context`` returns (spec §5–6)."""
+        return self.budgeted.pack
+
+    def sources(self) -> list[Source]:
+        """Every source that reached the pack (at least one kept byte), in pack order,
+        with its declared class (spec §7)."""
+        return [
+            Source(outcome.block.document.path, outcome.block.document.data_class)
+            for outcome in self.budgeted.blocks
+            if outcome.kept_bytes > 0
+        ]
+
+    def effective_class(self) -> str | None:
+        """The strictest class over :meth:`sources`, ``None`` if none declared one."""
+        return effective_class(self.sources())
+
+    def provenance(self, *, refresh: bool = True) -> Provenance:
+        """Commit, dirty and fingerprint of this build (spec §8), with HEAD as it is now.
+
+        Git is asked here, not while building, and again only when HEAD moved; with
+        ``refresh`` False the last answer is given without asking (one call's receipt and
+        record then agree). A build made without provenance reports no commit and no
+        blob ids.
+        """
+        cached = self._memo.get("provenance")
+        if not refresh and cached is not None:
+            last: Provenance = cached[1]
+            return last
+        head = self.git.head() if self.git is not None else None
+        if cached is not None and cached[0] is head:
+            result: Provenance = cached[1]
+            return result
+        result = provenance(self.ledger, head)
+        self._memo["provenance"] = (head, result)
+        return result
+
+
+class ContextBuilder:
+    """Builds packs of one space, reusing parsed files that did not change.
+
+    ``cache`` is True (a fresh :class:`~ledger_context.reader.cache.DocumentCache`), False, or
+    a cache to use. With ``provenance`` (the default) documents inside a git work tree
+    get their git blob ids and builds can tell their commit; ``git`` replaces the work
+    tree (a build from a revision). ``cap_tokens`` (at least 1) and ``max_data_class`` (a class name or
+    ``None``) are checked here (:func:`~ledger_context.pack.settings.make_settings`):
+    :class:`~ledger_context.model.errors.InvalidArgumentError` names the allowed values. ``settings``,
+    already checked, replaces both.
+    """
+
+    def __init__(
+        self,
+        space: Path,
+        cap_tokens: int = DEFAULT_CAP_TOKENS,
+        max_data_class: str | None = None,
+        *,
+        settings: Settings | None = None,
+        cache: bool | DocumentCache = True,
+        provenance: bool = True,
+        git: HeadSource | None = None,
+    ) -> None:
+        self.space = space
+        self.settings = settings if settings is not None else make_settings(cap_tokens, max_data_class)
+        self.cap_tokens = self.settings.cap_tokens
+        self.ceiling = self.settings.ceiling
+        self._cache = cache if isinstance(cache, DocumentCache) else DocumentCache() if cache else None
+        self._warm: WarmBuild[Walk, ContextBuild] = WarmBuild()
+        self.git = git if git is not None else WorkTree(space) if provenance else None
+
+    def build(self) -> ContextBuild:
+        """Read the ledger as it is now and build its pack (spec §1–7).
+
+        With the cache on, a ledger whose files all kept their identity since the last
+        build gives that build again (the same object).
+        """
+        # A build allocates many small acyclic objects; collecting cycles meanwhile
+        # only costs time (a quarter of a warm build of 100,000 files).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            walk = walk_ledger(self.space)
+            if (warm := self._warm.get(walk)) is not None:
+                return warm
+            # Blob ids cost a hash of every file: only where a work tree can use them.
+            blob_hash = self.git.object_format() if self.git is not None and self.git.found else None
+            ledger = read_ledger(self.space, self._cache, walk, blob_hash=blob_hash)
+            selection = select(ledger.documents, self.ceiling)
+            budgeted = apply_budget(selection.blocks, self.cap_tokens)
+            build = ContextBuild(ledger, selection, budgeted, self.ceiling, self.git)
+            self._warm.put(walk, build, ledger.cached)
+            return build
+        finally:
+            if collecting:
+                gc.enable()
+
+
+def build_context(
+    space: Path, cap_tokens: int = DEFAULT_CAP_TOKENS, max_data_class: str | None = None
+) -> ContextBuild:
+    """Build the pack of ``space`` once, without a cache (spec §1–7).
+
+    ``space`` is the directory holding ``.ledger``. Raises
+    :class:`~ledger_context.model.errors.InvalidArgumentError` for a cap below 1 or an
+    unknown ceiling; a broken document is reported in ``ledger.problems``, never raised.
+    """
+    return ContextBuilder(space, cap_tokens, max_data_class, cache=False).build()

@@ -1,0 +1,489 @@
+"""The audit log: what a server served, to whom, from which ledger state (SQLite).
+
+Two tables: ``calls`` holds one row per answered call (UTC time, client, the call and its
+arguments, space, cap, ceiling, the pack's SHA-256, bytes, tokens, truncated, dropped
+blocks, commit, dirty, fingerprint); ``packs`` holds each distinct pack body once, zlib
+compressed, under its SHA-256.
+
+:class:`AuditLog` writes from one thread of its own through a bounded queue: a call only
+puts its record on the queue and never waits for the disk; when the queue is full the
+record is dropped and counted. SQLite runs in WAL mode with a busy timeout, every batch
+in one ``BEGIN IMMEDIATE`` transaction, so several servers can share one log and lose no
+rows. The file is created with mode 0600: it holds pack text. A log that cannot be
+written is reported once per new reason (logging, to stderr) and through :attr:`AuditLog.state`.
+
+The query side (:func:`list_calls`, :func:`pack_body`, :func:`verify`, :func:`prune`)
+is for the command line.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import logging
+import os
+import queue
+import sqlite3
+import sys
+import threading
+import time
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import astuple, dataclass, fields
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ..model.errors import AuditError
+
+logger = logging.getLogger("ledger_context.proof.audit")
+
+AUDIT_ENV = "LEDGER_AUDIT"
+DEFAULT_KEEP_DAYS = 90
+BUSY_TIMEOUT_MS = 10_000
+QUEUE_SIZE = 1000
+_SCHEMA_VERSION = 1
+_REOPEN_AFTER_S = 30.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS packs (
+    sha256 TEXT PRIMARY KEY,
+    bytes INTEGER NOT NULL,
+    body BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY,
+    time TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    client_name TEXT,
+    client_version TEXT,
+    protocol TEXT,
+    call TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    space TEXT NOT NULL,
+    cap_tokens INTEGER NOT NULL,
+    ceiling TEXT,
+    sha256 TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    truncated INTEGER NOT NULL,
+    dropped_blocks INTEGER NOT NULL,
+    commit_id TEXT,
+    dirty INTEGER,
+    fingerprint TEXT NOT NULL,
+    document_sha256 TEXT
+);
+CREATE INDEX IF NOT EXISTS calls_time ON calls (time);
+CREATE INDEX IF NOT EXISTS calls_sha256 ON calls (sha256);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One answered call. ``time`` is UTC, ISO 8601 with microseconds and ``Z``;
+    ``arguments`` the call's arguments as JSON; ``sha256``, ``bytes`` … describe the pack
+    the call was answered from; ``document_sha256`` the document served, if one was."""
+
+    time: str
+    client_name: str | None
+    client_version: str | None
+    protocol: str | None
+    call: str
+    arguments: str
+    space: str
+    cap_tokens: int
+    ceiling: str | None
+    sha256: str
+    bytes: int
+    tokens: int
+    truncated: bool
+    dropped_blocks: int
+    commit: str | None
+    dirty: bool | None
+    fingerprint: str
+    document_sha256: str | None = None
+    pid: int = 0
+
+
+def utc_now() -> str:
+    """The time now, UTC, as ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (sorts as text)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def arguments_json(arguments: dict[str, Any]) -> str:
+    """``arguments`` as compact JSON with sorted keys; anything JSON cannot hold as text."""
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=repr)
+
+
+def default_path() -> Path:
+    """The log's default place: the platform's user state folder.
+
+    Linux and other Unix: ``$XDG_STATE_HOME/ledger-context/audit.sqlite3`` (an unset or
+    relative ``XDG_STATE_HOME`` means ``~/.local/state``); macOS: ``~/Library/Application
+    Support/ledger-context/``; Windows: ``%LOCALAPPDATA%\\ledger-context\\``.
+    """
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        state = os.environ.get("XDG_STATE_HOME", "")
+        base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
+    return base / "ledger-context" / "audit.sqlite3"
+
+
+def log_path(explicit: str | None = None) -> Path:
+    """``explicit`` (``--audit``), else ``$LEDGER_AUDIT`` if set and non-empty, else the default."""
+    chosen = explicit or os.environ.get(AUDIT_ENV)
+    return Path(os.path.abspath(os.path.expanduser(chosen))) if chosen else default_path()
+
+
+def _placement_fault(path: Path) -> str | None:
+    """Why ``path`` can never hold the log (a file where a folder must be), else ``None``;
+    a few ``stat`` calls, so a server can say it at startup."""
+    if path.is_dir():
+        return f"{path} is a folder"
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return None if folder.is_dir() else f"{folder} is not a folder"
+
+
+def _create_private(path: Path) -> None:
+    """Create the folder (0700) and the file (0600) if missing; tighten an existing file."""
+    fault = _placement_fault(path)
+    if fault is not None:
+        raise NotADirectoryError(errno.ENOTDIR, fault)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        if os.name != "nt" and os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
+def connect(path: Path, create: bool) -> sqlite3.Connection:
+    """An open log at ``path`` in WAL mode with a busy timeout and the schema in place.
+
+    Raises ``OSError`` or ``sqlite3.Error`` when the file cannot be created or opened.
+    """
+    if create:
+        _create_private(path)
+    elif not path.is_file():
+        raise FileNotFoundError(f"no audit log at {path}")
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        if db.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
+            with _transaction(db):  # two servers creating it at once take turns
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _insert(db: sqlite3.Connection, record: CallRecord, pack: bytes) -> None:
+    # The body is looked up in the same transaction as the row, so a concurrent prune
+    # can never leave a row whose pack is gone.
+    if db.execute("SELECT 1 FROM packs WHERE sha256 = ?", (record.sha256,)).fetchone() is None:
+        db.execute(
+            "INSERT INTO packs (sha256, bytes, body) VALUES (?, ?, ?)",
+            (record.sha256, len(pack), zlib.compress(pack, 6)),
+        )
+    row = astuple(record)
+    db.execute(f"INSERT INTO calls ({_COLUMNS}) VALUES ({', '.join('?' * len(row))})", row)
+
+
+def _prune(db: sqlite3.Connection, keep_days: int) -> tuple[int, int]:
+    cutoff = (datetime.now(UTC) - timedelta(days=keep_days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    with _transaction(db):
+        calls = db.execute("DELETE FROM calls WHERE time < ?", (cutoff,)).rowcount
+        packs = db.execute("DELETE FROM packs WHERE sha256 NOT IN (SELECT sha256 FROM calls)").rowcount
+    return calls, packs
+
+
+class AuditLog:
+    """A log a server writes to without waiting: records go through a bounded queue to a
+    writer thread.
+
+    Opening the file, pruning records older than ``keep_days`` and every write happen
+    on that thread. A file that does not exist yet is created at the first record.
+    """
+
+    def __init__(self, path: Path, keep_days: int = DEFAULT_KEEP_DAYS, queue_size: int = QUEUE_SIZE) -> None:
+        self.path = path
+        self.keep_days = keep_days
+        self.dropped = 0
+        """Records not written: the queue was full, or the log was failing."""
+        self.written = 0
+        self._failure: str | None = None
+        self._queue: queue.Queue[tuple[CallRecord, bytes] | None] = queue.Queue(queue_size)
+        self._db: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None  # the open file's, to notice it replaced
+        self._retry_at = 0.0  # after a failed open, the next try waits a while
+        fault = _placement_fault(path)
+        if fault is not None:  # known now: say it before the first call, not after
+            self._fail(f"cannot open {path}: {fault}")
+            self._retry_at = time.monotonic() + _REOPEN_AFTER_S
+        self._thread = threading.Thread(target=self._run, name="ledger-context audit", daemon=True)
+        self._thread.start()
+
+    @property
+    def state(self) -> str:
+        """``ok`` or ``failing: <reason>`` (what ``explain_budget`` shows)."""
+        if self._failure is None:
+            return "ok"
+        return f"failing: {self._failure} ({self.dropped} records not written)"
+
+    def record(self, record: CallRecord, pack: str) -> None:
+        """Queue ``record`` with its pack text; never blocks, never raises."""
+        try:
+            self._queue.put_nowait((record, pack.encode("utf-8", "surrogatepass")))
+        except queue.Full:  # logged once, not per record: this is the request path
+            self.dropped += 1
+            self._fail("the writer is behind and its queue is full")
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until every queued record is written or dropped; True if it happened in time."""
+        pending = self._queue
+        deadline = time.monotonic() + timeout
+        with pending.all_tasks_done:
+            while pending.unfinished_tasks:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                pending.all_tasks_done.wait(remaining)
+        return True
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Write what is queued (waiting at most ``timeout`` seconds), then stop the writer."""
+        try:
+            self._queue.put(None, timeout=timeout)
+        except queue.Full:
+            return
+        self._thread.join(timeout)
+
+    def _fail(self, reason: str) -> None:
+        if reason != self._failure:
+            logger.error("ledger-context: the audit log %s is failing: %s", self.path, reason)
+        self._failure = reason
+
+    def _open(self, create: bool) -> sqlite3.Connection | None:
+        if self._db is not None:
+            return self._db
+        if time.monotonic() < self._retry_at:
+            return None
+        try:
+            self._db = _connect_retrying(self.path, create)
+            self._identity = _file_identity(self.path)
+        except FileNotFoundError as exc:
+            if not create:  # a reader on a log that does not exist yet: nothing to say
+                return None
+            self._fail(f"cannot open {self.path}: {_reason(exc)}")
+            self._retry_at = time.monotonic() + _REOPEN_AFTER_S
+            return None
+        except (OSError, sqlite3.Error) as exc:
+            self._fail(f"cannot open {self.path}: {_reason(exc)}")
+            self._retry_at = time.monotonic() + _REOPEN_AFTER_S
+            return None
+        return self._db
+
+    def _run(self) -> None:
+        if self.path.exists():  # prune at startup; tighten a loose mode on the way
+            db = self._open(create=True)
+            if db is not None:
+                try:
+                    _prune(db, self.keep_days)
+                except sqlite3.Error as exc:
+                    self._fail(f"cannot prune: {_reason(exc)}")
+        while True:
+            item = self._queue.get()
+            batch = [item]
+            while item is not None and len(batch) < 100:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                batch.append(item)
+            records = [entry for entry in batch if entry is not None]
+            if records:
+                self._write(records)
+            for _ in batch:
+                self._queue.task_done()
+            if None in batch:
+                if self._db is not None:
+                    self._db.close()
+                return
+
+    def _write(self, records: list[tuple[CallRecord, bytes]]) -> None:
+        if self._db is not None and _file_identity(self.path) != self._identity:
+            # The file was removed or replaced under the server: writing on would go to a
+            # file nobody can read. Open (create) the log at its path again.
+            with suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+            self._fail(f"{self.path} was removed or replaced while serving; created again")
+        db = self._open(create=True)
+        if db is None:
+            self.dropped += len(records)
+            return
+        try:
+            with _transaction(db):
+                for record, pack in records:
+                    _insert(db, record, pack)
+        except Exception as exc:  # the writer thread must outlive any fault, or calls would queue up
+            self.dropped += len(records)
+            self._fail(f"cannot write: {_reason(exc)}")
+            with suppress(sqlite3.Error):
+                db.close()
+            self._db = None
+            return
+        self.written += len(records)
+        if self._failure is not None:
+            logger.info("ledger-context: the audit log %s is written again", self.path)
+            self._failure = None
+
+
+def _connect_retrying(path: Path, create: bool, attempts: int = 5) -> sqlite3.Connection:
+    """:func:`connect`, tried again after a short pause while another server holds the
+    file to set it up (switching to WAL or creating the schema takes it whole)."""
+    for attempt in range(attempts):
+        try:
+            return connect(path, create)
+        except sqlite3.OperationalError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of ``path``, or ``None`` when it does not exist."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    try:
+        return connect(path, create=False)
+    except FileNotFoundError:
+        raise AuditError(f"no audit log at {path} (serve writes one; --audit PATH or LEDGER_AUDIT)") from None
+    except (OSError, sqlite3.Error) as exc:
+        raise AuditError(f"cannot open the audit log {path}: {_reason(exc)}") from None
+
+
+_FIELDS = tuple(f.name for f in fields(CallRecord))
+_COLUMNS = ", ".join("commit_id" if name == "commit" else name for name in _FIELDS)
+"""The calls table's columns, in :class:`CallRecord`'s order (``commit`` is a keyword in SQL)."""
+
+
+def list_calls(path: Path, space: str | None = None, since: str | None = None) -> list[CallRecord]:
+    """Every recorded call, oldest first; only those of ``space`` and at or after ``since``
+    (UTC text as :func:`utc_now` writes it) when given."""
+    db = _reader(path)
+    try:
+        query = f"SELECT {_COLUMNS} FROM calls WHERE 1"
+        params: list[Any] = []
+        if space is not None:
+            query += " AND space = ?"
+            params.append(space)
+        if since is not None:
+            query += " AND time >= ?"
+            params.append(since)
+        rows = db.execute(query + " ORDER BY time, id", params).fetchall()
+    finally:
+        db.close()
+    records = []
+    for row in rows:
+        values = dict(zip(_FIELDS, row, strict=True))
+        values["truncated"] = bool(values["truncated"])
+        values["dirty"] = None if values["dirty"] is None else bool(values["dirty"])
+        records.append(CallRecord(**values))
+    return records
+
+
+def pack_body(path: Path, sha256: str) -> bytes:
+    """The stored pack whose SHA-256 is ``sha256`` or starts with it (at least 8 hex
+    digits, matching one pack only), exactly as served."""
+    prefix = sha256.strip().lower()
+    if len(prefix) < 8 or len(prefix) > 64 or any(c not in "0123456789abcdef" for c in prefix):
+        raise AuditError(f"{sha256[:70]!r} is not a SHA-256: give 8 to 64 hex digits of one")
+    db = _reader(path)
+    try:
+        rows = db.execute(
+            "SELECT sha256, body FROM packs WHERE sha256 >= ? AND sha256 <= ? LIMIT 2",
+            (prefix, prefix + "g"),
+        ).fetchall()
+    finally:
+        db.close()
+    if not rows:
+        raise AuditError(f"no pack with SHA-256 {prefix} in {path} (ledger-context audit list shows them)")
+    if len(rows) > 1:
+        raise AuditError(f"{prefix} is the start of more than one pack's SHA-256: give more digits")
+    return zlib.decompress(rows[0][1])
+
+
+def verify(path: Path) -> tuple[int, list[str]]:
+    """Re-hash every stored pack: (packs checked, SHA-256s whose body does not match)."""
+    db = _reader(path)
+    bad: list[str] = []
+    checked = 0
+    try:
+        for sha256, size, body in db.execute("SELECT sha256, bytes, body FROM packs ORDER BY sha256"):
+            checked += 1
+            try:
+                data = zlib.decompress(body)
+            except zlib.error:
+                bad.append(sha256)
+                continue
+            if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
+                bad.append(sha256)
+        orphans = db.execute(
+            "SELECT DISTINCT sha256 FROM calls WHERE sha256 NOT IN (SELECT sha256 FROM packs)"
+        ).fetchall()
+        bad.extend(f"{row[0]} (recorded, body missing)" for row in orphans)
+    finally:
+        db.close()
+    return checked, bad
+
+
+def prune(path: Path, keep_days: int = DEFAULT_KEEP_DAYS) -> tuple[int, int]:
+    """Remove calls older than ``keep_days`` days and packs no call refers to any more:
+    (calls removed, packs removed)."""
+    db = _reader(path)
+    try:
+        return _prune(db, keep_days)
+    except sqlite3.Error as exc:
+        raise AuditError(f"cannot prune {path}: {_reason(exc)}") from None
+    finally:
+        db.close()

@@ -1,0 +1,288 @@
+"""Where a pack came from: the commit, whether the ledger differs from it, a fingerprint.
+
+Each document carries the SHA-256 of the bytes read and, inside a git work tree, its git
+blob id (:mod:`~ledger_context.reader.ledger` hashes them while reading). This module adds what
+holds for the whole build (spec §8, provenance):
+
+- ``commit``: the work tree's HEAD, ``None`` outside a work tree or before the first commit;
+- ``dirty``: some document read differs from HEAD's version of its file, or is untracked
+  (``None`` outside a work tree);
+- ``fingerprint``: :func:`fingerprint` over every document read.
+
+Git is asked through its command line, lazily: only an explanation or a receipt needs
+HEAD, never ``ledger-context pack``. ``git rev-parse`` gives the top level and the git
+folders (once), then HEAD; one ``git ls-tree`` gives HEAD's blob ids below the ledger,
+cached per commit. The git CLI reads every repository layout (packed refs, reftable, worktrees,
+SHA-256 object format) exactly as git does. A server asks again only when git's HEAD or
+ref files changed, which costs a few ``stat`` calls instead of a process (about 2 ms).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from ..reader.ledger import Ledger
+from ..reader.space import LEDGER_DIR
+
+GIT_TIMEOUT_S = 20.0
+"""A git call that takes longer than this is given up (the build then has no commit)."""
+
+TreeEntry = tuple[str, str]
+"""(mode, object id) of one path in a git tree, e.g. ``("100644", "8ab6…")``."""
+
+_LINK_MODE = "120000"
+
+
+def fingerprint(documents: Iterable[tuple[str, str]]) -> str:
+    """SHA-256 (hex) over ``(path, sha256)`` pairs, sorted by path in code-point order.
+
+    Each pair is encoded as ``path`` in UTF-8, a NUL byte, the 64 hex digits of the
+    document's SHA-256 and ``\\n``. Paths are clean text (spec §1: no control
+    characters), so the encoding is unambiguous. Two ledgers with the same documents at
+    the same paths agree, wherever and whenever they were read.
+    """
+    digest = hashlib.sha256()
+    for path, sha256 in sorted(documents):
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\0" + sha256.encode("ascii") + b"\n")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A commit and its blob ids below the ledger.
+
+    ``toplevel`` is the real path of the work tree root; ``commit`` is ``None`` before
+    the first commit; ``tree`` maps paths relative to ``toplevel`` (``/`` separators) to
+    their :data:`TreeEntry`, for every path below the ledger's real folder.
+    """
+
+    toplevel: str
+    commit: str | None
+    tree: Mapping[str, TreeEntry]
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where one build came from (spec §8).
+
+    ``in_git`` tells whether documents' ``git_blob`` is published (the space is inside a
+    git work tree, or the build is of a revision).
+    """
+
+    commit: str | None
+    dirty: bool | None
+    fingerprint: str
+    in_git: bool
+
+
+def git(args: list[str], cwd: str | os.PathLike[str], stdin: bytes | None = None) -> bytes | None:
+    """Run ``git args`` in ``cwd``; its stdout, or ``None`` when it fails or is missing.
+
+    stdout and stderr are captured (never inherited: a server's stdout is JSON-RPC only)
+    and stdin is empty unless given; messages are in the C locale.
+    """
+    import subprocess  # here: ledger-context pack never starts git, nor pays for the import
+
+    env = dict(os.environ, LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+    try:
+        result = subprocess.run(
+            ["git", "--literal-pathspecs", *args],
+            cwd=cwd,
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            env=env,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout if result.returncode == 0 else None
+
+
+def parse_ls_tree(output: bytes, prefix: str = "") -> dict[str, TreeEntry]:
+    """``git ls-tree -z`` output as ``{path: (mode, oid)}``; ``prefix`` is put before each path."""
+    entries: dict[str, TreeEntry] = {}
+    for record in output.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        mode, _, rest = meta.partition(b" ")
+        oid = rest.rpartition(b" ")[2]
+        entries[prefix + os.fsdecode(name)] = (mode.decode("ascii"), oid.decode("ascii"))
+    return entries
+
+
+def _find_dot_git(start: str) -> str | None:
+    """The nearest folder from ``start`` upward holding ``.git`` (a folder or a file)."""
+    directory = start
+    while True:
+        if os.path.lexists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _stat_key(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class HeadSource(Protocol):
+    """Where a builder learns HEAD: a work tree (:class:`WorkTree`) or a fixed revision."""
+
+    found: bool
+    """True when documents should get their git blob ids."""
+
+    def object_format(self) -> str | None:
+        """``sha1`` or ``sha256``; ``None`` when git does not accept the repository."""
+
+    def head(self) -> Head | None:
+        """The commit and its blob ids below the ledger, ``None`` outside git."""
+
+
+@dataclass(slots=True)
+class FixedHead:
+    """A head that never moves: the revision a build from history was read from."""
+
+    fixed: Head
+    format: str
+    found: bool = True
+
+    def object_format(self) -> str | None:
+        return self.format
+
+    def head(self) -> Head | None:
+        return self.fixed
+
+
+class WorkTree:
+    """The git work tree that holds a space, and its HEAD, re-read only when it moves.
+
+    ``found`` is decided without running git: some folder from the space upward holds
+    ``.git``. Thread-safe.
+    """
+
+    def __init__(self, space: Path) -> None:
+        self.space = space
+        self.found = _find_dot_git(os.path.realpath(space)) is not None
+        self._lock = threading.Lock()
+        self._format: str | None = None
+        self._dirs: tuple[str, str, str] | None = None  # toplevel, git dir, common dir
+        self._key: object = None
+        self._head: Head | None = None
+        self._trees: dict[tuple[str | None, str | None], dict[str, TreeEntry]] = {}
+        self._ledger_real: str | None = None
+
+    def object_format(self) -> str | None:
+        """``sha1`` or ``sha256`` (the hash of this repository's object ids), ``None`` if
+        the space is not in a work tree git accepts."""
+        with self._lock:
+            if self._format is None and self.found:
+                out = git(["rev-parse", "--show-object-format"], self.space)
+                self._format = out.decode("ascii").strip() if out else ""
+            return self._format or None
+
+    def _refs_key(self) -> object:
+        """What changes whenever HEAD may point elsewhere: HEAD's text, and the files
+        git keeps refs in (git replaces a ref file on every update, so its inode moves)."""
+        assert self._dirs is not None
+        _, git_dir, common = self._dirs
+        try:
+            with open(os.path.join(git_dir, "HEAD"), "rb") as f:
+                head_text = f.read(4096)
+        except OSError:
+            return object()  # unknown: never equal, so git is asked
+        ref = head_text[5:].strip().decode("utf-8", "replace") if head_text.startswith(b"ref: ") else ""
+        return (
+            head_text,
+            _stat_key(os.path.join(common, ref)) if ref else None,
+            _stat_key(os.path.join(git_dir, ref)) if ref else None,
+            _stat_key(os.path.join(common, "packed-refs")),
+            _stat_key(os.path.join(common, "reftable", "tables.list")),
+        )
+
+    def head(self) -> Head | None:
+        """HEAD and its blob ids below the ledger's real folder, or ``None`` outside a
+        work tree (or where git refuses the repository)."""
+        if not self.found:
+            return None
+        with self._lock:
+            ledger_real = os.path.realpath(os.path.join(self.space, LEDGER_DIR))  # a link may move
+            unmoved = self._dirs is not None and self._head is not None and self._ledger_real == ledger_real
+            if unmoved and self._refs_key() == self._key:
+                return self._head
+            self._ledger_real = ledger_real
+            if self._dirs is None:
+                folders = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
+                out = git(folders, self.space)
+                if out is None:
+                    return None
+                lines = os.fsdecode(out).splitlines()
+                # --git-common-dir is relative to the folder git ran in, unless absolute.
+                common = os.path.normpath(os.path.join(self.space, lines[2]))
+                self._dirs = (os.path.realpath(lines[0]), lines[1], common)
+            toplevel = self._dirs[0]
+            self._key = self._refs_key()  # before HEAD is read: a commit in between is seen next time
+            out = git(["rev-parse", "--verify", "-q", "HEAD"], self.space)
+            commit = out.decode("ascii").strip() if out else None  # None: no commit yet
+            ledger_rel = _relative(ledger_real, toplevel)
+            tree = self._trees.get((commit, ledger_rel))
+            if tree is None:
+                tree = {}
+                if commit is not None and ledger_rel is not None:
+                    listing = ["ls-tree", "-r", "-z", "--full-tree", commit, "--", ledger_rel or "."]
+                    tree = parse_ls_tree(git(listing, toplevel) or b"")
+                self._trees = {(commit, ledger_rel): tree}  # one commit at a time
+            self._head = Head(toplevel, commit, tree)
+            return self._head
+
+
+def _relative(path: str, root: str) -> str | None:
+    """``path`` relative to ``root`` with ``/`` separators, ``None`` if outside it."""
+    if path == root:
+        return ""
+    if not path.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    return path[len(root.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+
+
+def dirty(ledger: Ledger, head: Head) -> bool:
+    """True when a document read differs from ``head``'s version of its file or is untracked.
+
+    A document's file in the tree is its path below the ledger's real folder; where that
+    entry is missing or a link (the path goes through a link), its real path decides.
+    """
+    ledger_rel = _relative(os.path.realpath(os.path.join(ledger.space, LEDGER_DIR)), head.toplevel)
+    if head.commit is None or ledger_rel is None:
+        return bool(ledger.documents)
+    base = ledger_rel + "/" if ledger_rel else ""
+    skip = len(LEDGER_DIR) + 1
+    for document in ledger.documents:
+        entry = head.tree.get(base + document.path[skip:])
+        if entry is None or entry[0] == _LINK_MODE:
+            real = _relative(os.path.realpath(os.path.join(ledger.space, document.path)), head.toplevel)
+            entry = head.tree.get(real) if real is not None else None
+        if entry is None or entry[0] == _LINK_MODE or entry[1] != document.git_blob:
+            return True
+    return False
+
+
+def provenance(ledger: Ledger, head: Head | None) -> Provenance:
+    """The provenance of a build that read ``ledger``, against ``head`` (``None``: no
+    work tree, or git refused it)."""
+    digest = fingerprint((d.path, d.sha256) for d in ledger.documents)
+    if head is None:
+        return Provenance(None, None, digest, False)
+    return Provenance(head.commit, dirty(ledger, head), digest, True)

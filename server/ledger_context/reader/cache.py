@@ -1,0 +1,114 @@
+"""File identity, the recently-changed-file rule, and warm builds: what lets a long-running
+server skip the files that did not change.
+
+A file's identity is (device, inode, size, mtime and ctime in ns). A parsed file is
+reused only while its identity is unchanged (:class:`DocumentCache`), and a file modified
+within the last second is never cached, because two writes inside one file-system clock
+tick can leave the same identity (:func:`is_racy`). When every file of a walk is cached
+and a later walk sees the same files with the same identities, the last build is given
+again (:class:`WarmBuild`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Generic, Protocol, TypeVar
+
+from ..model.document import FileResult
+
+FileIdentity = tuple[int, int, int, int, int]
+"""(device, inode, size in bytes, mtime in ns, ctime in ns) of a file, links followed."""
+
+RACY_NS = 1_000_000_000
+"""How recently (ns) a file may have changed and still be cached: one second."""
+
+
+def identity_of(st: os.stat_result) -> FileIdentity:
+    """The identity of the file ``st`` describes."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def is_same_file(st: os.stat_result, identity: FileIdentity) -> bool:
+    """True if ``st`` is the file (device and inode) that had ``identity``."""
+    return (st.st_dev, st.st_ino) == identity[:2]
+
+
+def is_unchanged(st: os.stat_result, identity: FileIdentity) -> bool:
+    """True if ``st`` still has ``identity``'s size and times: its content may be cached."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns) == identity[2:]
+
+
+def is_racy(identity: FileIdentity, now_ns: int, racy_ns: int = RACY_NS) -> bool:
+    """True if the file changed (mtime or ctime) less than ``racy_ns`` before ``now_ns``:
+    its identity cannot yet tell a later write apart."""
+    return now_ns - identity[3] < racy_ns or now_ns - identity[4] < racy_ns
+
+
+class Located(Protocol):
+    """A file as a walk saw it (:class:`~ledger_context.reader.walk.SourceFile`)."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def identity(self) -> FileIdentity: ...
+
+
+class DocumentCache:
+    """Parsed files of one space, reused while each file's identity is unchanged.
+
+    Keyed by path relative to the space, so one cache serves one space only. A file whose
+    mtime or ctime is less than ``racy_ns`` nanoseconds old is not cached (tests set 0).
+
+    Not thread-safe: one builder owns it. Entries for files that vanished are dropped
+    on the next read.
+    """
+
+    def __init__(self, racy_ns: int = RACY_NS) -> None:
+        self._entries: dict[str, tuple[FileIdentity, FileResult]] = {}
+        self._racy_ns = racy_ns
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, source: Located) -> FileResult | None:
+        """The cached result for ``source`` if its identity and location are unchanged."""
+        entry = self._entries.get(source.path)
+        if entry is None or entry[0] != source.identity:
+            return None
+        return entry[1]
+
+    def put(self, source: Located, result: FileResult, now_ns: int) -> bool:
+        """Remember ``result`` unless the file changed too recently to trust its identity,
+        or while it was read; returns whether it was remembered."""
+        if not result.cacheable or is_racy(source.identity, now_ns, self._racy_ns):
+            self._entries.pop(source.path, None)
+            return False
+        self._entries[source.path] = (source.identity, result)
+        return True
+
+    def keep_only(self, paths: set[str]) -> None:
+        """Forget every entry whose path is not in ``paths``."""
+        for path in [p for p in self._entries if p not in paths]:
+            del self._entries[path]
+
+
+W = TypeVar("W")
+B = TypeVar("B")
+
+
+class WarmBuild(Generic[W, B]):
+    """The last build and the walk it was made from: given again while a new walk equals
+    that one (the same files with the same identities), if every file was cached."""
+
+    def __init__(self) -> None:
+        self._last: tuple[W, B] | None = None
+
+    def get(self, walk: W) -> B | None:
+        """The last build if ``walk`` sees exactly what its walk saw, else ``None``."""
+        last = self._last
+        return last[1] if last is not None and last[0] == walk else None
+
+    def put(self, walk: W, build: B, cached: bool) -> None:
+        """Remember ``build`` of ``walk`` if ``cached`` (every file's result in the cache)."""
+        self._last = (walk, build) if cached else None

@@ -1,0 +1,260 @@
+"""Reading a ledger: every document decoded, its frontmatter loaded, its fields read.
+
+This is spec §1–3 end to end: :func:`read_ledger` walks the ledger
+(:mod:`~ledger_context.reader.walk`), reads each file once, and returns the valid documents
+plus every problem met. A broken document is skipped and reported; the rest is read.
+Which files need not be read again (identity, the recently-changed-file rule) is
+:mod:`~ledger_context.reader.cache`'s to say.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
+from ..model.document import DATED_KINDS, KINDS, Document, FileResult
+from ..model.errors import DocumentChangedError
+from ..model.problems import Problem, problem_sort_key
+from .cache import DocumentCache, FileIdentity, is_same_file, is_unchanged
+from .frontmatter import decode_text
+from .parse import parse_document
+from .paths import fs_path, printable_path
+from .space import LEDGER_DIR
+from .walk import MAX_FILE_BYTES, SourceFile, Walk, walk_ledger
+
+__all__ = [
+    "DATED_KINDS",
+    "KINDS",
+    "Document",
+    "DocumentCache",
+    "FileResult",
+    "Ledger",
+    "read_file",
+    "read_ledger",
+]
+
+
+@dataclass(slots=True)
+class Ledger:
+    """A ledger as read: valid documents in path order, problems, and counts per kind.
+
+    ``read`` counts the files of each kind that were read, ``skipped`` those of them
+    that were not valid; ``bytes_read`` is the total size of the files read, in bytes.
+    """
+
+    space: Path
+    documents: list[Document]
+    problems: list[Problem]
+    read: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+    bytes_read: int = 0
+    walk: Walk | None = None
+    """What the walk saw: the files with their identities, and its problems."""
+    cached: bool = False
+    """True when every file's result is in the cache, so a later walk that sees the same
+    files with the same identities would read exactly this ledger again."""
+
+
+CHANGED_WHILE_READING = "changed while being read; skipped (run again)"
+
+
+def _inside(fd: int, root_real: bytes) -> bool:
+    """True if the open file ``fd`` lies inside the ledger root's real path ``root_real``.
+
+    Asked of the descriptor, not of a path, so a link or folder swapped at any moment
+    cannot lead outside (Linux ``/proc``, macOS ``F_GETPATH``). Elsewhere the device and
+    inode check against the walk is the guard.
+    """
+    try:
+        where = os.readlink(b"/proc/self/fd/%d" % fd)
+    except OSError:
+        get_path = getattr(fcntl, "F_GETPATH", None) if fcntl is not None else None
+        if get_path is None:
+            return True
+        try:
+            where = fcntl.fcntl(fd, get_path, bytes(1024)).rstrip(b"\0")
+        except OSError:
+            return True
+    return where.startswith(root_real + os.sep.encode())
+
+
+class _Read(NamedTuple):
+    """What reading a file gave: its bytes and whether its whole identity was still the
+    walk's (so the result may be cached), or, with ``data`` ``None``, why it was not read."""
+
+    data: bytes | None
+    unchanged: bool = False
+    fault: str = ""
+
+
+_GREW = _Read(None, fault=f"file grew over the {MAX_FILE_BYTES}-byte limit while reading; skipped")
+
+
+def _read_bytes(fs_path: bytes, identity: FileIdentity, root_real: bytes) -> _Read:
+    """Read the file the walk saw as ``identity``, at most :data:`MAX_FILE_BYTES` bytes.
+
+    The descriptor is checked, not the path: the file opened must be a regular file with
+    the walk's device and inode, inside the ledger root (spec §1), else it is not read.
+    Never blocks on a FIFO swapped in. Raises :class:`OSError` only for the system's own
+    faults (opening, reading).
+    """
+    fd = os.open(fs_path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or not is_same_file(info, identity) or not _inside(fd, root_real):
+            return _Read(None, fault=CHANGED_WHILE_READING)
+        size = info.st_size
+        if size > MAX_FILE_BYTES:  # it grew since the walk: never read it whole
+            return _GREW
+        unchanged = is_unchanged(info, identity)
+        data = os.read(fd, size + 1)
+        if len(data) <= size:  # a regular file reads short only at its end
+            return _Read(data, unchanged)
+        chunks = [data]  # it grew since fstat: read on, bounded
+        total = len(data)
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:
+                return _GREW
+        return _Read(b"".join(chunks))
+    finally:
+        os.close(fd)
+
+
+def _read_source(
+    space: Path, source: SourceFile, root_real: bytes
+) -> tuple[bytes | None, bool, Problem | None]:
+    """The file's bytes and whether they may be cached, or the problem that kept them
+    from being read."""
+    try:
+        read = _read_bytes(fs_path(space, source.path), source.identity, root_real)
+    except FileNotFoundError:
+        read = _Read(None, fault="file disappeared while reading; skipped")
+    except OSError as exc:  # lasting (permissions): worth caching, unlike the faults above
+        fix = "shorten its folder names" if exc.errno == errno.ENAMETOOLONG else "check permissions"
+        message = f"cannot read ({exc.strerror or exc}); skipped ({fix})"
+        return None, True, Problem(source.path, "error", message)
+    if read.data is None:
+        return None, False, Problem(source.path, "error", read.fault)
+    return read.data, read.unchanged, None
+
+
+def root_real_path(space: Path) -> bytes:
+    """The ledger root's real path, as bytes: what every opened file must lie inside."""
+    return os.path.realpath(fs_path(space, LEDGER_DIR))
+
+
+def git_blob_id(data: bytes, algorithm: str = "sha1") -> str:
+    """The id git gives ``data`` as a blob (``git hash-object --no-filters``): the hash of
+    ``b"blob <size>\\0"`` followed by the bytes; ``algorithm`` is the repository's object
+    format, ``sha1`` or ``sha256``."""
+    digest = hashlib.new(algorithm, b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def read_file(
+    space: Path, source: SourceFile, root_real: bytes | None = None, blob_hash: str | None = None
+) -> FileResult:
+    """Read one file of ``space`` and parse it (spec §2–3); never raises for a broken file.
+
+    ``root_real`` is :func:`root_real_path` of ``space``, if already known. With
+    ``blob_hash`` (``sha1`` or ``sha256``) the document also gets its ``git_blob``.
+    """
+    if root_real is None:
+        root_real = root_real_path(space)
+    data, unchanged, unreadable = _read_source(space, source, root_real)
+    if data is None:
+        return FileResult(None, (unreadable,) if unreadable else (), 0, unchanged)
+    git_blob = git_blob_id(data, blob_hash) if blob_hash else None
+    result = parse_document(source.kind, source.path, data, git_blob)
+    return FileResult(result.document, result.problems, result.size, unchanged)
+
+
+def _read_file_safely(
+    space: Path, source: SourceFile, root_real: bytes, blob_hash: str | None = None
+) -> FileResult:
+    """:func:`read_file`, with any fault it did not foresee turned into a skip: one file
+    never takes the pack down."""
+    try:
+        return read_file(space, source, root_real, blob_hash)
+    except Exception as exc:  # the one place that must catch everything
+        message = f"unexpected failure while reading ({type(exc).__name__}); skipped"
+        return FileResult(None, (Problem(source.path, "error", message),), 0, False)
+
+
+def read_ledger(
+    space: Path,
+    cache: DocumentCache | None = None,
+    walk: Walk | None = None,
+    *,
+    blob_hash: str | None = None,
+) -> Ledger:
+    """Read every document of ``space``'s ledger (spec §1–3).
+
+    ``space`` is the directory holding ``.ledger``; ``walk`` is its walk if already
+    made. With a ``cache``, unchanged files are not read again. With ``blob_hash``
+    (``sha1`` or ``sha256``) every document gets its git blob id. Returns a
+    :class:`Ledger`; raises nothing for broken documents.
+    """
+    if walk is None:
+        walk = walk_ledger(space)
+    problems = list(walk.problems)
+    documents: list[Document] = []
+    read: Counter[str] = Counter(walk.skipped)  # documents the walk skipped were read, and skipped
+    skipped: Counter[str] = Counter(walk.skipped)
+    bytes_read = 0
+    now_ns = time.time_ns()
+    cached = cache is not None
+    root_real = root_real_path(space) if walk.files else b""
+    for source in walk.files:
+        result = cache.get(source) if cache is not None else None
+        if result is not None and blob_hash and result.document and result.document.git_blob is None:
+            result = None  # cached without its blob id: read it again
+        if result is None:
+            result = _read_file_safely(space, source, root_real, blob_hash)
+            if cache is not None:
+                cached = cache.put(source, result, now_ns) and cached
+        read[source.kind] += 1
+        bytes_read += result.size
+        problems.extend(result.problems)
+        if result.document is None:
+            skipped[source.kind] += 1
+        else:
+            documents.append(result.document)
+    if cache is not None:
+        cache.keep_only({source.path for source in walk.files})
+    problems.sort(key=problem_sort_key)
+    return Ledger(space, documents, problems, read, skipped, bytes_read, walk, cached)
+
+
+def read_again(space: Path, source: SourceFile, sha256: str) -> str:
+    """The text of ``source`` as a build read it, read again to serve it (spec §1).
+
+    The file opened must still be the one the build read (device, inode, type, inside
+    the ledger root) and its bytes must hash to ``sha256``, the build's digest: what is
+    served is provably what that build read and classified. Raises
+    :class:`~ledger_context.model.errors.DocumentChangedError` otherwise.
+    """
+    try:
+        data = _read_bytes(fs_path(space, source.path), source.identity, root_real_path(space)).data
+    except OSError:
+        data = None
+    if data is None or hashlib.sha256(data).hexdigest() != sha256:
+        raise DocumentChangedError(
+            f"{printable_path(source.path)} changed since the pack was built; call again"
+        )
+    return decode_text(data)

@@ -1,0 +1,384 @@
+"""Parsing one file's bytes into a document, with no I/O (spec §2–3, §7).
+
+:func:`parse_document` decodes, splits the frontmatter, loads it and reads the fields.
+The walk and the reader do the I/O and hand it the bytes they read, so tests, the cache
+and any other source of bytes (a git object) parse the same way.
+
+Only what the pack can use is computed: the H1 title scan only for a document whose
+block has a title line (its status selects it) and whose frontmatter gives no title;
+the metrics list only for a selected eval; nothing from an experiment's body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+from typing import Any
+
+from ..model.classify import UNKNOWN, declared_class
+from ..model.document import DATED_KINDS, SELECTING_STATUS, Document, FileResult
+from ..model.fields import Timestamp, is_missing, parse_updated_at, slug_of, status_of, title_of
+from ..model.problems import Problem
+from .frontmatter import (
+    DecodeError,
+    FrontmatterError,
+    Loaded,
+    Split,
+    decode_text,
+    load_frontmatter,
+    split_frontmatter,
+)
+from .markdown import first_h1, metrics_list
+
+CLASS_KEY = "data_class"
+_UNKNOWN_CLASS_HINT = "treated as stricter than restricted (withheld under any ceiling)"
+
+
+def parse_document(kind: str, path: str, data: bytes, git_blob: str | None = None) -> FileResult:
+    """Parse the bytes of the ``kind`` document at ``path``; never raises for a broken file.
+
+    Returns the :class:`~ledger_context.model.document.Document` (``None`` when the document is
+    invalid and skipped) and every problem met, each naming ``path``. ``git_blob`` is the
+    id git gives ``data``, when the caller knows it.
+    """
+    size = len(data)
+    try:
+        text = decode_text(data)
+    except DecodeError as exc:
+        message = f"not valid UTF-8 (first bad byte at offset {exc.offset}); skipped (save as UTF-8)"
+        return FileResult(None, (Problem(path, "error", message),), size)
+    sha256 = hashlib.sha256(data).hexdigest()
+    problems: list[Problem] = []
+    split = split_frontmatter(text)
+    if kind == "agents":
+        document = _agents(path, size, sha256, git_blob, text, split, problems)
+        return FileResult(document, tuple(problems), size)
+    loaded, fault = _load_frontmatter(path, split, problems)
+    if loaded is None or split.frontmatter is None:
+        assert fault is not None
+        problems.append(Problem(path, "error", f"{fault.message}; skipped", fault.line, fault.column))
+        return FileResult(None, tuple(problems), size)
+    mapping = loaded.mapping
+    keys = _KeyFinder(split)
+    status, updated, slug = _read_fields(kind, path, mapping, keys, problems)
+    title = ""
+    if renders_title(kind, status):
+        title = title_of(mapping.get("title"), None, "")
+        given = bool(title)
+        if not title:
+            title = title_of(None, first_h1(split.body), slug)
+        if status is not None and SELECTING_STATUS.get(kind) == status and _BIDI.search(title):
+            position = keys.find("title") if given else (None, None)
+            problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
+    metrics = tuple(metrics_list(split.body)) if renders_metrics(kind, status) else ()
+    _check_keys(path, mapping, keys, problems, merge_keys=loaded.loader != "quick")
+    data_class = _data_class(path, mapping, keys, problems)
+    document = Document(
+        kind=kind,
+        path=path,
+        size=size,
+        frontmatter=split.frontmatter,
+        status=status,
+        updated=updated,
+        slug=slug,
+        title=title,
+        data_class=data_class,
+        metrics=metrics,
+        sha256=sha256,
+        git_blob=git_blob,
+        yaml_loader=loaded.loader,
+    )
+    return FileResult(document, tuple(problems), size)
+
+
+def renders_title(kind: str, status: str | None) -> bool:
+    """Whether a document's block has a title line: its status selects it (spec §4–5)."""
+    return status is not None and SELECTING_STATUS.get(kind) == status
+
+
+def renders_metrics(kind: str, status: str | None) -> bool:
+    """Whether a document's block can carry a metrics list: a selected eval (spec §5)."""
+    return kind == "eval" and status == "active"
+
+
+def _agents(
+    path: str, size: int, sha256: str, git_blob: str | None, text: str, split: Split, problems: list[Problem]
+) -> Document:
+    """``agents.md``: included verbatim; only its ``data_class`` is read (spec §2, §7).
+
+    A broken frontmatter, or one that opens like TOML (``+++``) or JSON (``{``), leaves
+    its class unknown: it is included without a ceiling and withheld under any.
+    """
+    data_class: str | None = None
+    loader = None
+    if split.frontmatter is not None or split.unclosed:
+        loaded, fault = _load_frontmatter(path, split, problems)
+        if loaded is None:
+            assert fault is not None
+            message = f"{fault.message}; included as text; its data class is unknown, {_UNKNOWN_CLASS_HINT}"
+            problems.append(Problem(path, "warning", message, fault.line, fault.column))
+            data_class = UNKNOWN
+        else:
+            data_class = _data_class(path, loaded.mapping, _KeyFinder(split), problems)
+            loader = loaded.loader
+    else:
+        other = _other_format(text)
+        if other is not None:
+            line, name = other
+            message = (
+                f"opens with a {name} line, another frontmatter format that is not read; its "
+                f"data class is unknown, {_UNKNOWN_CLASS_HINT}: declare data_class in YAML "
+                "between --- lines"
+            )
+            problems.append(Problem(path, "warning", message, line, 1))
+            data_class = UNKNOWN
+    return Document(
+        kind="agents",
+        path=path,
+        size=size,
+        frontmatter=None,
+        status=None,
+        updated=None,
+        slug="agents",
+        title="",
+        data_class=data_class,
+        text=text,
+        sha256=sha256,
+        git_blob=git_blob,
+        yaml_loader=loader,
+    )
+
+
+def _other_format(text: str) -> tuple[int, str] | None:
+    """``(line, "+++" or "{")`` when the first non-blank line opens TOML or JSON frontmatter."""
+    line_number = 1
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if line.strip(" \t"):
+            break
+        if end < 0:
+            return None
+        start, line_number = end + 1, line_number + 1
+    # TOML's fence is exactly +++ (a longer run of + is not one), alone on its line or, in
+    # the one-line form, followed by a blank and the rest.
+    if line.startswith("+++") and (len(line) == 3 or line[3] in " \t"):
+        return line_number, "+++"
+    if line.startswith("{"):
+        return line_number, "{"
+    return None
+
+
+def _load_frontmatter(
+    path: str, split: Split, problems: list[Problem]
+) -> tuple[Loaded | None, Problem | None]:
+    """The loaded frontmatter, or the fault that makes it unusable (spec §2).
+
+    Duplicate keys are appended to ``problems`` as warnings with their file line.
+    """
+    if split.frontmatter is None:
+        if split.unclosed:
+            opening = split.first_line - 1  # the opening boundary line
+            return None, Problem(path, "error", "frontmatter is not closed: add a closing --- line", opening)
+        return None, Problem(path, "error", "no YAML frontmatter: the file must start with a --- line")
+    try:
+        loaded = load_frontmatter(split.frontmatter)
+    except FrontmatterError as exc:
+        line = split.first_line + exc.line - 1 if exc.line is not None else None
+        return None, Problem(path, "error", str(exc), line, exc.column)
+    for duplicate in loaded.duplicates:
+        problems.append(
+            Problem(
+                path,
+                "warning",
+                "key given twice; the last value is kept (remove the other)",
+                split.first_line + duplicate.line - 1,
+                duplicate.column,
+            )
+        )
+    return loaded, None
+
+
+def _read_fields(
+    kind: str, path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: list[Problem]
+) -> tuple[str | None, Timestamp | None, str]:
+    """``status``, ``updated_at`` and ``slug`` (spec §3), reporting what is off."""
+    status_value = mapping.get("status")
+    if isinstance(status_value, (list, dict)):
+        problems.append(
+            Problem(
+                path,
+                "warning",
+                "status is a list or mapping, so it never matches; use one word",
+                *keys.find("status"),
+            )
+        )
+    elif kind in SELECTING_STATUS and is_missing(status_value):
+        problems.append(
+            Problem(
+                path,
+                "warning",
+                f"status is missing, so the document is never selected; add status: "
+                f"{SELECTING_STATUS[kind]} to put it in the pack",
+                *keys.find("status"),
+            )
+        )
+    updated_value = mapping.get("updated_at")
+    updated = parse_updated_at(updated_value)
+    if updated is None and kind in DATED_KINDS:
+        problems.append(
+            Problem(
+                path,
+                "warning",
+                "undated: updated_at is missing or not an ISO 8601 date or timestamp "
+                "(e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document",
+                *(keys.find("updated_at") if updated_value is not None else (None, None)),
+            )
+        )
+    slug = slug_of(mapping.get("slug"), path.rsplit("/", 1)[-1])
+    return status_of(status_value), updated, slug
+
+
+_KNOWN_FIELDS = ("status", "updated_at", "slug", "title")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_BIDI_MESSAGE = (
+    "the title holds a bidirectional override or isolate character (U+202A-U+202E, "
+    "U+2066-U+2069), so its title line can read differently from its text; remove it "
+    "(the title line keeps it)"
+)
+
+
+def _fold(key: str) -> str:
+    """A key with letter case folded and ``-``, ``_`` and spaces removed (spec §7's fold)."""
+    return key.casefold().replace("-", "").replace("_", "").replace(" ", "")
+
+
+_FOLDED_FIELDS = {_fold(name): name for name in _KNOWN_FIELDS}
+
+
+class _KeyFinder:
+    """Line and column of a frontmatter key, found in the text only when a fault is
+    reported (the quick path keeps no positions). A scan of the lines: linear."""
+
+    def __init__(self, split: Split) -> None:
+        self._split = split
+
+    def find(self, key: str, top: bool = True) -> tuple[int | None, int | None]:
+        """The file line and column of the last line that starts ``key:`` (at column 1
+        when ``top``, else at any indentation), or ``(None, None)``."""
+        frontmatter = self._split.frontmatter
+        if frontmatter is None or key not in frontmatter:
+            return None, None
+        found: tuple[int | None, int | None] = (None, None)
+        for index, line in enumerate(frontmatter.split("\n")):
+            body = line.lstrip(" ")
+            indent = len(line) - len(body)
+            if top and indent:
+                continue
+            for spelt in (key, f'"{key}"', f"'{key}'"):
+                if body.startswith(spelt) and body[len(spelt) :].lstrip(" \t").startswith(":"):
+                    found = (self._split.first_line + index, indent + 1)
+                    break
+            else:
+                continue
+            if not top:
+                return found
+        return found
+
+
+@lru_cache(maxsize=4096)
+def _misspelt_field(key: str) -> str | None:
+    """The known field ``key`` misspells (letter case or separator), or ``None``; cached,
+    since the same few keys recur in every document of a ledger."""
+    if key in _KNOWN_FIELDS or len(key) > 12:
+        return None
+    return _FOLDED_FIELDS.get(_fold(key))
+
+
+def _check_keys(
+    path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: list[Problem], merge_keys: bool = True
+) -> None:
+    """Known field keys in the wrong case or with another separator, and YAML merge keys
+    (looked for only when ``merge_keys``: the quick path never reads a ``<<`` key)."""
+    for key in mapping:
+        if not isinstance(key, str):
+            continue
+        right = _misspelt_field(key)
+        if right is not None:
+            problems.append(
+                Problem(
+                    path,
+                    "warning",
+                    f"a key differs from {right} only in letter case or separator, so it is not "
+                    f"read (keys match exactly): write {right}",
+                    *keys.find(key),
+                )
+            )
+    if not merge_keys:
+        return
+    stack: list[Any] = [mapping]
+    seen: set[int] = set()
+    while stack:  # merge keys at any depth, without recursion; each alias once (alias bombs)
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            if "<<" in value:
+                problems.append(
+                    Problem(
+                        path,
+                        "warning",
+                        "a YAML merge key (<<) is not applied: frontmatter is read without YAML "
+                        "types, so << is a plain key; write the merged keys out",
+                        *keys.find("<<", top=value is mapping),
+                    )
+                )
+            stack.extend(v for v in value.values() if isinstance(v, (dict, list)))
+        elif isinstance(value, list):
+            stack.extend(v for v in value if isinstance(v, (dict, list)))
+
+
+def _is_misspelt_class_key(key: Any) -> bool:
+    """A key that equals ``data_class`` once case is folded and ``-``, ``_``, spaces go."""
+    return isinstance(key, str) and _misspells_class(key)
+
+
+@lru_cache(maxsize=4096)
+def _misspells_class(key: str) -> bool:
+    """:func:`_is_misspelt_class_key` for a string key; cached like :func:`_misspelt_field`."""
+    if key == CLASS_KEY:
+        return False
+    folded = key.casefold()
+    if "class" not in folded:
+        return False
+    return _fold(key) == "dataclass"
+
+
+def _data_class(path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: list[Problem]) -> str | None:
+    """The declared class (spec §7); an unknown value or a misspelt key is reported, never quoted."""
+    data_class = declared_class(mapping.get(CLASS_KEY))
+    if data_class == UNKNOWN:
+        problems.append(
+            Problem(
+                path,
+                "warning",
+                f"data_class is not one of public, internal, confidential, restricted; {_UNKNOWN_CLASS_HINT}",
+                *keys.find(CLASS_KEY),
+            )
+        )
+    for key in mapping:
+        if _is_misspelt_class_key(key):
+            problems.append(
+                Problem(
+                    path,
+                    "warning",
+                    "a data_class key is misspelt (letter case or separator): spell it data_class, in "
+                    f"lower case with an underscore; until then the class is unknown, {_UNKNOWN_CLASS_HINT}",
+                    *keys.find(key),
+                )
+            )
+            data_class = UNKNOWN
+    return data_class

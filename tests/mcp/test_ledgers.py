@@ -1,0 +1,97 @@
+"""Which ledger a request reads, and one builder per space (mcp_ledgers.py): --space,
+else the client's roots, else the upward search; resources and the prompt follow the space
+the roots chose; no ledger is a tool error, not a server that cannot start."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import ListRootsResult, Root
+
+from conftest import FIXTURES, doc, server, text_of, write_ledger
+from ledger_context import build_context
+from ledger_context.mcp.ledgers import Ledgers, document_uris
+from ledger_context.mcp.server import create_server
+from ledger_context.pack.settings import Settings
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_no_space_is_a_tool_error_and_the_server_still_answers(tmp_path: Path, mode: str) -> None:
+    env = {"PATH": os.environ.get("PATH", "")}
+    async with Client(server(cwd=tmp_path, env=env), mode=mode) as client:  # type: ignore[arg-type]
+        assert len((await client.list_tools()).tools) == 3
+        result = await client.call_tool("get_context", {})
+        assert result.is_error is True
+        assert str(tmp_path) in text_of(result) and "--space" in text_of(result)
+
+
+async def test_space_comes_from_the_first_client_root_holding_a_ledger(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    space = write_ledger(tmp_path / "project", {"agents.md": "from the root\n"})
+
+    async def roots(_: Any) -> ListRootsResult:
+        return ListRootsResult(
+            roots=[Root(uri=empty.as_uri(), name="empty"), Root(uri=space.as_uri(), name="project")]  # type: ignore[arg-type]
+        )
+
+    env = {"PATH": os.environ.get("PATH", "")}
+    async with Client(server(cwd=Path("/"), env=env), mode="legacy", list_roots_callback=roots) as client:
+        result = await client.call_tool("get_context", {})
+        assert text_of(result) == "from the root\n"
+        explanation = (await client.call_tool("explain_budget", {})).structured_content
+        assert explanation is not None and explanation["space"] == str(space)
+
+
+# Regression: a bug found by trying to break the product.
+@pytest.mark.anyio
+async def test_resources_and_prompt_follow_the_space_the_roots_chose(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = write_ledger(tmp_path / "cwd", {"agents.md": "the working directory's ledger\n"})
+    chosen = write_ledger(tmp_path / "root", {"agents.md": "the root's ledger\n"})
+    monkeypatch.chdir(here)
+
+    async def roots(_: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=chosen.as_uri(), name="project")])  # type: ignore[arg-type]
+
+    async with Client(create_server(), mode="legacy", list_roots_callback=roots) as client:
+        assert (await client.call_tool("get_context", {})).content[0].text == "the root's ledger\n"  # type: ignore[union-attr]
+        pack = await client.read_resource("ledger://pack")
+        assert pack.contents[0].text == "the root's ledger\n"  # type: ignore[union-attr]
+        prompt = await client.get_prompt("start-task", {"task": "go\ud800"})
+        text = prompt.messages[0].content.text  # type: ignore[union-attr]
+        assert "the root's ledger" in text and text.startswith("Task: go\ufffd\n")
+
+
+def test_each_space_keeps_its_own_builder_and_warm_build() -> None:
+    # The fixtures' files changed long ago: the real cache reuses them (a fresh file would
+    # be re-read for a second, the recently-changed-file rule).
+    demo, floor = FIXTURES / "demo", FIXTURES / "floor"
+    ledgers = Ledgers(None, Settings(cap_tokens=100))
+    first = ledgers.build(demo)
+    assert (first.pack, first.budgeted.cap_tokens) == (build_context(demo, 100).pack, 100)
+    assert ledgers.build(demo) is first  # the same builder: its warm build, not a rebuild
+    assert ledgers.build(floor).pack == build_context(floor, 100).pack
+    assert ledgers.build(demo) is first  # the other space's builder did not replace it
+
+
+def test_document_uris_name_the_packs_sources_quoted(tmp_path: Path) -> None:
+    space = write_ledger(
+        tmp_path / "space",
+        {
+            "agents.md": "hi\n",
+            "decisions/a b#1.md": doc(status="accepted"),
+            "decisions/x.md": "no frontmatter",
+        },
+    )
+    build = Ledgers(space, Settings()).build(space)
+    assert document_uris(build) == (
+        "ledger://document/.ledger/agents.md",
+        "ledger://document/.ledger/decisions/a%20b%231.md",
+    )

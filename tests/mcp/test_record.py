@@ -1,0 +1,139 @@
+"""Every answered call goes into the audit log with the client that asked (mcp_record.py):
+the exact bytes served can be shown back, and recording never fails the call it records."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, ClientSession, stdio_client
+
+from conftest import FIXTURES, doc, server, write_ledger
+from ledger_context import build_context
+from ledger_context.cli import main
+from ledger_context.mcp.record import Recorder
+from ledger_context.proof import audit
+from ledger_context.proof.audit import AuditLog
+
+DEMO = FIXTURES / "demo"
+
+
+def _receipt(result: Any) -> dict[str, Any]:
+    receipt: dict[str, Any] = result.meta["ledger-context/receipt"]
+    return receipt
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_every_call_is_recorded_and_show_gives_the_exact_bytes_served_over_stdio(
+    tmp_path: Path, mode: str, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    space = write_ledger(
+        tmp_path / "space", {"agents.md": "Agents: é ✓\n", "findings/f.md": doc(status="current")}
+    )
+    log = tmp_path / "audit.sqlite3"
+    async with Client(server("--space", str(space), "--audit", str(log)), mode=mode) as client:  # type: ignore[arg-type]
+        first = await client.call_tool("get_context", {})
+        (space / ".ledger" / "findings" / "f.md").write_text(
+            doc(status="current", title="Edited"), encoding="utf-8"
+        )
+        second = await client.call_tool("get_context", {"detail": "full"})
+        explained = await client.call_tool("explain_budget", {})
+        resource = await client.read_resource("ledger://pack")
+        if mode == "legacy":
+            await client.get_prompt("start-task", {"task": "fix the bug"})
+    served = [first.content[0].text, second.content[0].text]  # type: ignore[union-attr]
+    assert served[0] != served[1]
+    assert resource.contents[0].text == served[1]  # type: ignore[union-attr]
+    assert explained.structured_content is not None and explained.structured_content["audit"] == "ok"
+    assert "Audit log: ok" in explained.content[0].text  # type: ignore[union-attr]
+
+    assert main(["audit", "list", "--json", "--audit", str(log)]) == 0
+    records = json.loads(capsysbinary.readouterr().out)
+    calls = ["get_context", "get_context", "explain_budget", "resource ledger://pack"]
+    assert [r["call"] for r in records] == calls + (["prompt start-task"] if mode == "legacy" else [])
+    assert [r["sha256"] for r in records[:2]] == [_receipt(first)["sha256"], _receipt(second)["sha256"]]
+    assert records[1]["arguments"] == '{"detail": "full"}'
+    for r in records:
+        assert r["space"] == str(space) and r["cap_tokens"] == 6000 and r["ceiling"] is None
+        assert r["client_name"] == "mcp" and r["client_version"]
+        assert r["protocol"] == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+        assert (r["commit"], r["dirty"]) == (None, None)  # not in a git work tree
+        assert r["fingerprint"] == _receipt(second if r is not records[0] else first)["fingerprint"]
+    for text in served:
+        sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        assert main(["audit", "show", "--audit", str(log), sha256]) == 0
+        assert capsysbinary.readouterr().out == text.encode("utf-8")
+
+
+@pytest.mark.anyio
+async def test_an_unwritable_log_never_fails_a_call(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    params = server("--space", str(DEMO), "--audit", str(blocker / "audit.sqlite3"))
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write_stream),
+            ClientSession(read, write_stream) as session,
+        ):
+            await session.initialize()
+            for _ in range(3):
+                result = await session.call_tool("get_context", {})
+                assert result.is_error is False and result.content[0].text.startswith("---")  # type: ignore[union-attr]
+            explained = await session.call_tool("explain_budget", {"detail": "full"})
+            brief = await session.call_tool("explain_budget", {})
+        errlog.seek(0)
+        stderr = errlog.read()
+    assert brief.structured_content is not None  # the brief cuts the reason, keeping its ends
+    assert brief.structured_content["audit"].startswith("failing: cannot open ")
+    assert brief.structured_content["audit"].endswith(" records not written)")
+    assert explained.structured_content is not None
+    assert explained.structured_content["audit"].startswith("failing: cannot open ")
+    assert f"{blocker} is not a folder" in explained.structured_content["audit"]
+    assert stderr.count("audit log") >= 1 and "is failing" in stderr
+
+
+@pytest.mark.anyio
+async def test_no_audit_means_off_and_no_file(tmp_path: Path) -> None:
+    log = tmp_path / "never.sqlite3"
+    async with Client(
+        server("--space", str(DEMO), "--audit", str(log), "--no-audit"), mode="legacy"
+    ) as client:
+        explained = await client.call_tool("explain_budget", {})
+    assert explained.structured_content is not None and explained.structured_content["audit"] == "off"
+    assert not log.exists()
+
+
+def test_a_call_without_a_request_context_is_recorded_without_a_client(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    recorder = Recorder(AuditLog(path))
+    build = build_context(DEMO)
+    recorder.record(call="resource ledger://pack", arguments={}, build=build, ctx=None)
+    assert recorder.log is not None and recorder.log.flush()
+    assert (recorder.state, Recorder(None).state) == ("ok", "off")
+    recorder.log.close()
+    (row,) = audit.list_calls(path)
+    assert (row.client_name, row.client_version, row.protocol) == (None, None, None)
+    assert (row.call, row.arguments, row.cap_tokens, row.ceiling) == (
+        "resource ledger://pack",
+        "{}",
+        6000,
+        None,
+    )
+    assert (row.sha256, row.bytes) == (build.budgeted.sha256, build.budgeted.pack_bytes)
+
+
+def test_recording_never_fails_the_call_it_records(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    log = AuditLog(tmp_path / "audit.sqlite3")
+    with caplog.at_level(logging.ERROR, logger="ledger_context"):
+        Recorder(log).record(call="get_context", arguments={}, build=object(), ctx=None)  # type: ignore[arg-type]
+    log.close()
+    assert [r.getMessage() for r in caplog.records] == [
+        "ledger-context: could not record get_context in the audit log"
+    ]
+    assert (log.written, log.dropped) == (0, 0)  # nothing half-written

@@ -1,0 +1,64 @@
+"""The resources ledger://pack and ledger://document/{+path}, and the prompt start-task
+(mcp_resources.py): what they list and serve, and what they refuse."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from conftest import FIXTURES, server
+from ledger_context import build_context
+from ledger_context.mcp.server import create_server
+
+pytestmark = pytest.mark.anyio
+DEMO = FIXTURES / "demo"
+WITHHELD = ".ledger/decisions/0004-redact-pii-before-model.md"  # data_class: restricted
+
+
+async def test_resources_pack_and_documents(mode: str) -> None:
+    async with Client(server("--space", str(DEMO), "--max-data-class", "internal"), mode=mode) as client:  # type: ignore[arg-type]
+        listed = [str(r.uri) for r in (await client.list_resources()).resources]
+        assert "ui://ledger-context/explain-budget.html" in listed  # the MCP Apps view
+        listed = [uri for uri in listed if not uri.startswith("ui://")]
+        assert listed[0] == "ledger://pack"
+        assert "ledger://document/.ledger/agents.md" in listed
+        assert len(listed) == 1 + len(build_context(DEMO, max_data_class="internal").sources())
+        templates = [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
+        assert templates == ["ledger://document/{+path}"]
+
+        pack = await client.read_resource("ledger://pack")
+        assert pack.contents[0].text == build_context(DEMO, max_data_class="internal").pack  # type: ignore[union-attr]
+        path = ".ledger/decisions/0007-use-jwt.md"
+        document = await client.read_resource(f"ledger://document/{path}")
+        assert document.contents[0].text == (DEMO / path).read_text(encoding="utf-8")  # type: ignore[union-attr]
+
+        bad = [
+            "ledger://document/.ledger/decisions/nope.md",
+            "ledger://document/.ledger/../../etc/passwd",
+            "ledger://document/%2Fetc%2Fpasswd",
+            "ledger://document/.ledger/decisions/0004-redact-pii-before-model.md",  # restricted: withheld
+            "ledger://nothing",
+        ]
+        for uri in bad:
+            with pytest.raises(MCPError):
+                await client.read_resource(uri)
+        assert (await client.call_tool("get_context", {})).is_error is False
+
+
+async def test_start_task_prompt_hands_over_the_pack(mode: str) -> None:
+    async with Client(server("--space", str(DEMO)), mode=mode) as client:  # type: ignore[arg-type]
+        prompts = [p.name for p in (await client.list_prompts()).prompts]
+        assert prompts == ["start-task"]
+        result = await client.get_prompt("start-task", {"task": "Add a retry eval"})
+        text = result.messages[0].content.text  # type: ignore[union-attr]
+        assert text.startswith("Task: Add a retry eval\n")
+        assert build_context(DEMO).pack in text
+
+
+async def test_the_resource_refuses_the_same_paths() -> None:
+    from mcp.shared.exceptions import MCPError
+
+    async with Client(create_server(DEMO, max_data_class="internal"), mode="legacy") as client:
+        with pytest.raises(MCPError, match="withheld by the data-class ceiling internal"):
+            await client.read_resource("ledger://document/" + WITHHELD)

@@ -1,0 +1,182 @@
+"""The tools (mcp_tools.py): get_context (the pack and its receipt), explain_budget
+(structured output), read_document (one document, in pages), their annotations and results,
+in both protocol generations, in process and over stdio."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import jsonschema
+import pytest
+from mcp import Client
+from pydantic import TypeAdapter
+
+from conftest import FIXTURES, server, text_of, write_ledger
+from ledger_context import build_context
+from ledger_context.explain.brief import Brief
+from ledger_context.explain.full import Explanation
+from ledger_context.mcp.server import PAGE_KEY, create_server
+
+pytestmark = pytest.mark.anyio
+DEMO = FIXTURES / "demo"
+DECISION = ".ledger/decisions/0005-tool-calling-router.md"
+WITHHELD = ".ledger/decisions/0004-redact-pii-before-model.md"  # data_class: restricted
+
+
+async def test_get_context_equals_the_cli_pack_byte_for_byte(mode: str) -> None:
+    pack = build_context(DEMO).pack
+    async with Client(server("--space", str(DEMO)), mode=mode) as client:  # type: ignore[arg-type]
+        assert client.server_info.name == "ledger-context"
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert set(tools) == {"get_context", "explain_budget", "read_document"}
+        get_context = tools["get_context"]
+        assert get_context.output_schema is None
+        assert get_context.annotations is not None
+        assert get_context.annotations.read_only_hint and get_context.annotations.idempotent_hint
+        assert get_context.annotations.open_world_hint is False
+        assert get_context.input_schema["properties"]["detail"]["enum"] == ["brief", "full"]
+        for detail in ("brief", "full"):
+            result = await client.call_tool("get_context", {"detail": detail})
+            assert result.is_error is False
+            assert result.structured_content is None
+            assert text_of(result).encode("utf-8") == pack.encode("utf-8")
+            receipt = (result.meta or {})["ledger-context/receipt"]
+            assert receipt["sha256"] == hashlib.sha256(pack.encode()).hexdigest()
+            assert receipt["bytes"] == len(pack.encode()) and receipt["tokens"] == -(-receipt["bytes"] // 4)
+    cli = await anyio.run_process([sys.executable, "-m", "ledger_context", "pack", "--space", str(DEMO)])
+    assert cli.stdout == pack.encode("utf-8")
+
+
+async def test_explain_budget_is_structured_and_matches_the_receipt(mode: str) -> None:
+    async with Client(server("--space", str(FIXTURES / "overflow")), mode=mode) as client:  # type: ignore[arg-type]
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        schema = tools["explain_budget"].output_schema
+        assert schema is not None
+        receipt = (await client.call_tool("get_context", {})).meta["ledger-context/receipt"]  # type: ignore[index]
+        for detail in ("brief", "full"):
+            result = await client.call_tool("explain_budget", {"detail": detail})
+            assert result.is_error is False
+            jsonschema.validate(result.structured_content, schema)
+            model: TypeAdapter[Explanation | Brief] = TypeAdapter(Explanation if detail == "full" else Brief)
+            explanation = model.validate_python(result.structured_content)
+            assert explanation.pack.sha256 == receipt["sha256"]
+            assert explanation.pack.dropped_blocks == receipt["dropped_blocks"] > 0
+            assert not text_of(result).lstrip().startswith("{")  # a table, not a JSON dump
+            assert ("Blocks" if detail == "full" else "Not kept") in text_of(result)
+
+
+async def test_lone_surrogate_escapes_under_the_pure_python_loader_leave_the_server_answering(
+    tmp_path: Path,
+) -> None:
+    # Origin: issue 11, explain_budget(full) ended the server under BaseLoader.
+    space = write_ledger(
+        tmp_path,
+        {
+            "experiments/e.md": '---\nstatus: "run\\ud800"\nupdated_at: 2026-01-01\n---\n',
+            "harnesses/h.md": '---\nstatus: active\ntitle: "a\\udfffb"\n---\n',
+        },
+    )
+    env = {**os.environ, "LEDGER_CONTEXT_YAML": "python"}
+    async with Client(server("--space", str(space), env=env), mode="legacy") as client:
+        for detail in ("brief", "full"):
+            result = await client.call_tool("explain_budget", {"detail": detail})
+            assert result.is_error is False
+            data = result.structured_content
+            counts = (
+                TypeAdapter(Explanation).validate_python(data).problem_counts
+                if detail == "full"
+                else data["problems"]["counts"]
+            )  # type: ignore[index]
+            assert counts == {"error": 2, "warning": 0, "info": 0}
+        assert text_of(await client.call_tool("get_context", {})) == ""
+
+
+async def test_an_accepted_document_comes_back_exactly(mode: str) -> None:
+    async with Client(create_server(DEMO), mode=mode) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("read_document", {"path": DECISION})
+        by_uri = await client.call_tool("read_document", {"path": "ledger://document/" + DECISION})
+    assert result.is_error is False
+    assert result.structured_content is None
+    assert text_of(result).encode("utf-8") == (DEMO / DECISION).read_bytes()
+    size = len((DEMO / DECISION).read_bytes())
+    assert (result.meta or {})[PAGE_KEY] == {
+        "offset": 0,
+        "next_offset": None,
+        "bytes": size,
+        "total_bytes": size,
+    }
+    assert text_of(by_uri) == text_of(result)
+
+
+async def test_the_tool_is_plain_text_read_only_idempotent_and_closed_world() -> None:
+    async with Client(create_server(DEMO), mode="legacy") as client:
+        tool = {t.name: t for t in (await client.list_tools()).tools}["read_document"]
+    assert tool.output_schema is None
+    assert tool.annotations is not None
+    assert (tool.annotations.read_only_hint, tool.annotations.idempotent_hint) == (True, True)
+    assert tool.annotations.open_world_hint is False
+    assert tool.input_schema["required"] == ["path"]
+    assert tool.input_schema["properties"]["offset"]["default"] == 0
+    assert tool.input_schema["properties"]["offset"]["minimum"] == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("../README.md", "'../README.md' is not a ledger document path"),
+        (".ledger/../../etc/passwd", "is not a ledger document path"),
+        ("/etc/passwd", "'/etc/passwd' is not a ledger document path"),
+        (".ledger/decisions/0099-nope.md", "no ledger document at '.ledger/decisions/0099-nope.md'"),
+        ("README.md", "no ledger document at 'README.md'"),
+        (WITHHELD, f"{WITHHELD} is withheld by the data-class ceiling internal"),
+    ],
+)
+async def test_traversal_unknown_and_withheld_paths_are_errors(mode: str, path: str, message: str) -> None:
+    async with Client(create_server(DEMO, max_data_class="internal"), mode=mode) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("read_document", {"path": path})
+    assert result.is_error is True
+    assert message in text_of(result)
+    if "withheld" not in message:  # every refusal names a path that works
+        example = text_of(result).rsplit("e.g. ", 1)[1]
+        async with Client(create_server(DEMO, max_data_class="internal"), mode="legacy") as client:
+            assert (await client.call_tool("read_document", {"path": example})).is_error is False
+
+
+async def test_a_long_multibyte_document_comes_in_pages_that_join_exactly(tmp_path: Path, mode: str) -> None:
+    body = "".join(f"Zeile {i}: Größe é€😀 naïve\n" for i in range(4_000))  # ~130 KB, 1-4 byte characters
+    text = f"---\ntitle: Long\nstatus: accepted\nupdated_at: 2026-01-01\n---\n{body}"
+    space = write_ledger(tmp_path / "space", {"decisions/0001-long.md": text})
+    pages: list[bytes] = []
+    offset = 0
+    async with Client(create_server(space), mode=mode) as client:  # type: ignore[arg-type]
+        while True:
+            result = await client.call_tool(
+                "read_document", {"path": ".ledger/decisions/0001-long.md", "offset": offset}
+            )
+            assert result.is_error is False
+            page_text = text_of(result).encode("utf-8")
+            assert len(page_text) <= 40_000
+            meta = (result.meta or {})[PAGE_KEY]
+            assert (meta["offset"], meta["total_bytes"]) == (offset, len(text.encode()))
+            pages.append(page_text[: meta["bytes"]])
+            if meta["next_offset"] is None:
+                assert len(page_text) == meta["bytes"]  # the last page is only text
+                break
+            last_line = page_text.decode().rsplit("\n", 1)[1]
+            assert last_line == (
+                f"[read_document: this page ends at byte {meta['next_offset']} of {meta['total_bytes']}; "
+                f"to continue, call read_document with path '.ledger/decisions/0001-long.md' and offset {meta['next_offset']}]"
+            )
+            offset = meta["next_offset"]
+        inside = text.encode("utf-8").index("é".encode()) + 1  # the middle of a character
+        bad = await client.call_tool(
+            "read_document", {"path": ".ledger/decisions/0001-long.md", "offset": inside}
+        )
+    assert len(pages) == 4
+    assert b"".join(pages) == text.encode("utf-8")
+    assert bad.is_error is True
+    assert f"offset {inside} is not the start of a page" in text_of(bad)

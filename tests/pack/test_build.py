@@ -1,0 +1,58 @@
+"""Issue 6: the cache and every fast path give exactly the packs and explanations of a
+full, uncached build — also after files are edited, added and deleted. The cache's own
+rules (file identity, the recently-changed-file rule, warm builds) are in test_cache.py."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import age, same_as_full_build
+from ledger_context.pack.build import ContextBuilder
+from ledger_context.reader.cache import DocumentCache
+from reference.ledgers import SpaceSpec, spaces, write_space
+
+_MUTATIONS = st.lists(
+    st.tuples(
+        st.sampled_from(["edit", "add", "delete", "touch"]), st.integers(0, 50), st.binary(max_size=80)
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(spec=spaces(links=False), mutations=_MUTATIONS, ceiling=st.sampled_from([None, "internal"]))
+def test_cached_and_full_builds_agree_through_random_changes(
+    spec: SpaceSpec, mutations: list[tuple[str, int, bytes]], ceiling: str | None
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        space = write_space(Path(tmp), spec)
+        files = sorted(p for p in (space / ".ledger").rglob("*") if p.is_file() and not p.is_symlink())
+        for path in files:
+            age(path)
+        builder = ContextBuilder(
+            space, cap_tokens=300, max_data_class=ceiling, cache=DocumentCache(racy_ns=0)
+        )
+        same_as_full_build(builder.build(), space, ceiling)
+        for action, index, payload in mutations:
+            files = sorted(p for p in (space / ".ledger").rglob("*.md") if p.is_file() and not p.is_symlink())
+            if action == "add" or not files:
+                target = space / ".ledger" / "experiments" / f"added-{index}.md"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(
+                    b"---\nupdated_at: 2026-05-0" + str(index % 9 + 1).encode() + b"\n---\n" + payload
+                )
+                age(target)
+            else:
+                target = files[index % len(files)]
+                if action == "delete":
+                    target.unlink()
+                elif action == "edit":
+                    target.write_bytes(target.read_bytes()[: len(payload)] + payload)
+                    age(target)
+                else:
+                    age(target)
+            same_as_full_build(builder.build(), space, ceiling)

@@ -1,0 +1,110 @@
+"""Serving a document from a build: the bytes that build read, or a clear refusal (spec §1)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import Files, doc
+from ledger_context.model.errors import DocumentChangedError, DocumentNotFoundError, DocumentWithheldError
+from ledger_context.pack.build import build_context
+from ledger_context.pack.served import served_text
+from ledger_context.reader.ledger import read_file
+from ledger_context.reader.walk import SourceFile, walk_ledger
+
+PATH = ".ledger/decisions/0001-a.md"
+TEXT = doc(title="A", status="accepted", updated_at="2026-01-01", data_class="internal")
+
+
+def test_serves_the_text_the_build_read(ledger: Callable[[Files], Path]) -> None:
+    build = build_context(ledger({"decisions/0001-a.md": "\ufeff" + TEXT.replace("\n", "\r\n")}))
+    assert served_text(build, PATH) == TEXT
+
+
+def test_a_path_the_build_did_not_accept_is_not_found(ledger: Callable[[Files], Path]) -> None:
+    build = build_context(ledger({"decisions/0001-a.md": TEXT, "decisions/bad.md": "no frontmatter\n"}))
+    for path in (".ledger/decisions/bad.md", ".ledger/decisions/none.md"):
+        with pytest.raises(DocumentNotFoundError, match="no ledger document at"):
+            served_text(build, path)
+
+
+def test_a_traversal_is_refused_naming_a_valid_path(ledger: Callable[[Files], Path]) -> None:
+    build = build_context(ledger({"decisions/0001-a.md": TEXT}))
+    for path in ("../../etc/passwd", "/etc/passwd", ".ledger/../x.md", "a\\b.md", ""):
+        with pytest.raises(
+            DocumentNotFoundError,
+            match=r"is not a ledger document path.*e\.g\. \.ledger/decisions/0001-a\.md",
+        ):
+            served_text(build, path)
+
+
+def test_a_withheld_document_is_refused(ledger: Callable[[Files], Path]) -> None:
+    build = build_context(ledger({"decisions/0001-a.md": TEXT}), max_data_class="public")
+    with pytest.raises(DocumentWithheldError, match="withheld by the data-class ceiling public"):
+        served_text(build, PATH)
+
+
+def test_a_file_rewritten_after_the_build_is_refused(ledger: Callable[[Files], Path]) -> None:
+    space = ledger({"decisions/0001-a.md": TEXT})
+    build = build_context(space)
+    (space / PATH).write_text(TEXT.replace("internal", "restricted"), encoding="utf-8")  # same inode
+    with pytest.raises(DocumentChangedError, match="changed since the pack was built; call again"):
+        served_text(build, PATH)
+
+
+def test_a_file_replaced_after_the_build_is_refused_even_with_the_same_bytes(
+    ledger: Callable[[Files], Path],
+) -> None:
+    space = ledger({"decisions/0001-a.md": TEXT})
+    build = build_context(space)
+    (space / ".ledger/decisions/new").write_text(TEXT, encoding="utf-8")
+    os.replace(space / ".ledger/decisions/new", space / PATH)  # another inode
+    with pytest.raises(DocumentChangedError, match="changed since the pack was built"):
+        served_text(build, PATH)
+
+
+def test_a_deleted_file_is_refused(ledger: Callable[[Files], Path]) -> None:
+    space = ledger({"decisions/0001-a.md": TEXT})
+    build = build_context(space)
+    (space / PATH).unlink()
+    with pytest.raises(DocumentChangedError):
+        served_text(build, PATH)
+
+
+def test_the_read_records_the_sha256_of_the_bytes(ledger: Callable[[Files], Path]) -> None:
+    space = ledger({"decisions/0001-a.md": TEXT})
+    (document,) = build_context(space).ledger.documents
+    assert document.sha256 == __import__("hashlib").sha256(TEXT.encode()).hexdigest()
+
+
+def test_a_file_swapped_between_walk_and_read_is_skipped(ledger: Callable[[Files], Path]) -> None:
+    space = ledger({"decisions/0001-a.md": TEXT})
+    (source,) = walk_ledger(space).files
+    (space / ".ledger/decisions/new").write_text(TEXT, encoding="utf-8")
+    os.replace(space / ".ledger/decisions/new", space / PATH)
+    result = read_file(space, source)
+    assert result.document is None
+    assert [(p.path, p.message) for p in result.problems] == [
+        (PATH, "changed while being read; skipped (run again)")
+    ]
+    assert not result.cacheable
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="the descriptor's path needs /proc")
+def test_a_link_that_leads_outside_when_opened_is_skipped_even_with_the_walks_identity(
+    ledger: Callable[[Files], Path], tmp_path: Path
+) -> None:
+    # The walk checked the link's target, then it was swapped before the walk's stat: the
+    # identity it recorded is the outside file's. The descriptor still says where it is.
+    space = ledger({"decisions/.keep": ""})
+    outside = tmp_path / "outside.md"
+    outside.write_text(TEXT, encoding="utf-8")
+    (space / ".ledger/decisions/0002-b.md").symlink_to(outside)
+    st = outside.stat()
+    identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    result = read_file(space, SourceFile("decision", ".ledger/decisions/0002-b.md", identity))
+    assert result.document is None
+    assert [p.message for p in result.problems] == ["changed while being read; skipped (run again)"]

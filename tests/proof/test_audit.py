@@ -1,0 +1,274 @@
+"""The audit log: every answered call recorded, packs stored once, exact bytes shown back,
+private, pruned, verified, shared by two writers, and never in the way of a call."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from conftest import FIXTURES, server, write_ledger
+from ledger_context.cli import main
+from ledger_context.proof import audit
+from ledger_context.proof.audit import AuditLog, CallRecord, utc_now
+
+DEMO = FIXTURES / "demo"
+
+
+def record(
+    pack: str, when: str | None = None, space: str = "/space", call: str = "get_context"
+) -> CallRecord:
+    return CallRecord(
+        time=when or utc_now(),
+        client_name="test-client",
+        client_version="1.0",
+        protocol="2025-11-25",
+        call=call,
+        arguments=audit.arguments_json({"detail": "brief"}),
+        space=space,
+        cap_tokens=6000,
+        ceiling=None,
+        sha256=hashlib.sha256(pack.encode()).hexdigest(),
+        bytes=len(pack.encode()),
+        tokens=-(-len(pack.encode()) // 4),
+        truncated=False,
+        dropped_blocks=0,
+        commit=None,
+        dirty=None,
+        fingerprint="f" * 64,
+    )
+
+
+def write(path: Path, *entries: tuple[CallRecord, str]) -> AuditLog:
+    log = AuditLog(path)
+    for entry, pack in entries:
+        log.record(entry, pack)
+    assert log.flush()
+    return log
+
+
+def test_calls_are_listed_and_each_pack_body_is_stored_once_compressed(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "audit.sqlite3"
+    log = write(
+        path, (record("pack A"), "pack A"), (record("pack B"), "pack B"), (record("pack A"), "pack A")
+    )
+    assert (log.state, log.written, log.dropped) == ("ok", 3, 0)
+    log.close()
+    listed = audit.list_calls(path)
+    assert [r.sha256 for r in listed] == [
+        hashlib.sha256(p).hexdigest() for p in (b"pack A", b"pack B", b"pack A")
+    ]
+    assert listed[0].client_name == "test-client" and listed[0].arguments == '{"detail": "brief"}'
+    with sqlite3.connect(path) as db:
+        bodies = db.execute("SELECT sha256, body FROM packs ORDER BY bytes").fetchall()
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert len(bodies) == 2
+    assert {zlib.decompress(body) for _, body in bodies} == {b"pack A", b"pack B"}
+
+
+def test_the_log_file_and_its_folder_are_private(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "audit.sqlite3"
+    write(path, (record("p"), "p")).close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    loose = tmp_path / "loose.sqlite3"
+    loose.touch(mode=0o644)
+    os.chmod(loose, 0o644)
+    write(loose, (record("p"), "p")).close()
+    assert stat.S_IMODE(loose.stat().st_mode) == 0o600
+
+
+def test_the_default_path_is_the_user_state_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    assert audit.default_path() == tmp_path / "xdg" / "ledger-context" / "audit.sqlite3"
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/is/ignored")
+    assert audit.default_path() == tmp_path / ".local" / "state" / "ledger-context" / "audit.sqlite3"
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert (
+        audit.default_path()
+        == tmp_path / "Library" / "Application Support" / "ledger-context" / "audit.sqlite3"
+    )
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "Local"))
+    assert audit.default_path() == tmp_path / "Local" / "ledger-context" / "audit.sqlite3"
+    monkeypatch.setenv("LEDGER_AUDIT", str(tmp_path / "chosen.sqlite3"))
+    assert audit.log_path(None) == tmp_path / "chosen.sqlite3"
+    assert audit.log_path(str(tmp_path / "flag.sqlite3")) == tmp_path / "flag.sqlite3"
+
+
+_WRITER = """
+import sys
+from ledger_context.proof.audit import AuditLog
+from test_audit import record
+log = AuditLog(__import__("pathlib").Path(sys.argv[1]))
+sys.stdout.write("ready\\n"); sys.stdout.flush()
+sys.stdin.readline()  # both start writing at once
+for i in range(int(sys.argv[2])):
+    pack = f"pack {sys.argv[3]} {i % 7}"
+    log.record(record(pack), pack)
+    if i % 10 == 0:
+        log.flush()  # many small transactions, so the two writers interleave
+assert log.flush(60)
+log.close()
+print(log.written, log.dropped)
+"""
+
+
+def test_two_servers_writing_one_log_at_once_lose_no_rows(tmp_path: Path) -> None:
+    path = tmp_path / "shared.sqlite3"
+    count = 300
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1]))
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path), str(count), name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
+        for name in ("one", "two")
+    ]
+    for writer in writers:
+        assert writer.stdout is not None and writer.stdout.readline() == "ready\n"
+    for writer in writers:
+        assert writer.stdin is not None
+        writer.stdin.write("go\n")
+        writer.stdin.flush()
+    outputs = [writer.communicate(timeout=120)[0] for writer in writers]
+    assert [w.returncode for w in writers] == [0, 0]
+    assert outputs == [f"{count} 0\n", f"{count} 0\n"]
+    assert len(audit.list_calls(path)) == 2 * count
+    assert audit.verify(path) == (14, [])
+
+
+def test_a_full_queue_drops_and_counts_instead_of_waiting(tmp_path: Path) -> None:
+    path = tmp_path / "busy.sqlite3"
+    write(path, (record("first"), "first")).close()
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")  # the writer waits on its busy timeout meanwhile
+    log = AuditLog(path, queue_size=1)
+    for i in range(5):
+        log.record(record(f"p{i}"), f"p{i}")
+    assert log.dropped >= 3
+    assert (
+        log.state
+        == f"failing: the writer is behind and its queue is full ({log.dropped} records not written)"
+    )
+    blocker.execute("ROLLBACK")
+    blocker.close()
+    assert log.flush(30)
+    log.close()
+    assert len(audit.list_calls(path)) == 1 + 5 - log.dropped
+
+
+def test_verify_rehashes_every_pack_and_fails_on_a_corrupted_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "audit.sqlite3"
+    write(path, (record("good"), "good"), (record("also good"), "also good")).close()
+    assert main(["audit", "verify", "--audit", str(path)]) == 0
+    assert "2 packs checked" in capsys.readouterr().out
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE packs SET body = ? WHERE bytes = 4", (zlib.compress(b"evil"),))
+    assert main(["audit", "verify", "--audit", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert f"mismatch: {hashlib.sha256(b'good').hexdigest()}" in captured.err
+    assert "1 mismatch(es)" in captured.out
+
+
+def test_prune_removes_old_calls_and_the_packs_only_they_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "audit.sqlite3"
+    write(
+        path,
+        (record("old only", when="2000-01-01T00:00:00.000000Z"), "old only"),
+        (record("both", when="2000-01-01T00:00:00.000000Z"), "both"),
+        (record("both"), "both"),
+    ).close()
+    assert main(["audit", "prune", "--audit", str(path), "--audit-keep-days", "30"]) == 0
+    assert capsys.readouterr().out == "removed 2 calls and 1 packs older than 30 days\n"
+    assert [r.sha256 for r in audit.list_calls(path)] == [hashlib.sha256(b"both").hexdigest()]
+    write(path, (record("x", when="2001-01-01T00:00:00.000000Z"), "x")).close()
+    AuditLog(path, keep_days=90).close()  # a server prunes at startup
+    assert len(audit.list_calls(path)) == 1
+
+
+def test_list_filters_and_show_takes_a_unique_prefix(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    path = tmp_path / "audit.sqlite3"
+    write(
+        path,
+        (record("early", when="2026-01-01T00:00:00.000000Z", space="/a"), "early"),
+        (record("late\n", when="2026-06-01T12:00:00.000000Z", space="/b"), "late\n"),
+    ).close()
+    assert (
+        main(["audit", "list", "--audit", str(path), "--json", "--since", "2026-06-01T13:00:00+02:00"]) == 0
+    )
+    assert [r["space"] for r in json.loads(capsysbinary.readouterr().out)] == ["/b"]
+    assert main(["audit", "list", "--audit", str(path)]) == 0
+    lines = capsysbinary.readouterr().out.decode().splitlines()
+    assert lines[0].split() == ["time", "client", "call", "sha256", "bytes", "commit", "dirty"]
+    assert lines[1].split() == [
+        "2026-01-01T00:00:00.000000Z", "test-client", "1.0", "get_context",
+        hashlib.sha256(b"early").hexdigest()[:16], "5", "-", "-",
+    ]  # fmt: skip
+    late = hashlib.sha256(b"late\n").hexdigest()
+    assert main(["audit", "show", "--audit", str(path), late[:8]]) == 0
+    assert capsysbinary.readouterr().out == b"late\n"
+    assert main(["audit", "show", "--audit", str(path), late[:5]]) == 2
+    assert b"give 8 to 64 hex digits" in capsysbinary.readouterr().err
+    assert main(["audit", "show", "--audit", str(path), "0" * 64]) == 2
+    assert main(["audit", "list", "--audit", str(tmp_path / "none.sqlite3")]) == 2
+    assert b"no audit log at" in capsysbinary.readouterr().err
+
+
+def test_a_write_that_fails_is_counted_and_the_log_recovers(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    log = AuditLog(path)
+    broken = record("bad")
+    object.__setattr__(broken, "cap_tokens", object())  # sqlite cannot bind it
+    log.record(broken, "bad")
+    assert log.flush()
+    assert (log.dropped, log.state.startswith("failing: cannot write")) == (1, True)
+    log.record(record("good"), "good")
+    assert log.flush()
+    assert (log.state, log.written) == ("ok", 1)
+    log.close()
+    assert [r.sha256 for r in audit.list_calls(path)] == [hashlib.sha256(b"good").hexdigest()]
+
+
+@pytest.mark.anyio
+async def test_two_real_servers_sharing_one_log_lose_no_rows(tmp_path: Path) -> None:
+    import anyio
+
+    log = tmp_path / "shared.sqlite3"
+    calls = 25
+
+    async def serve_calls(space: Path) -> None:
+        async with Client(server("--space", str(space), "--audit", str(log)), mode="legacy") as client:
+            for _ in range(calls):
+                assert (await client.call_tool("get_context", {})).is_error is False
+
+    one = write_ledger(tmp_path / "one", {"agents.md": "one\n"})
+    two = write_ledger(tmp_path / "two", {"agents.md": "two\n"})
+    async with anyio.create_task_group() as group:
+        group.start_soon(serve_calls, one)
+        group.start_soon(serve_calls, two)
+    records = audit.list_calls(log)
+    assert sorted((r.space, r.call) for r in records) == sorted(
+        [(str(one), "get_context")] * calls + [(str(two), "get_context")] * calls
+    )
+    assert len({r.pid for r in records}) == 2

@@ -1,0 +1,159 @@
+"""File identity, the recently-changed-file rule and warm builds (cache.py): a long-running
+builder reuses exactly the files that did not change, and sees every edit on the next build."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from conftest import FIXTURES, age, doc, same_as_full_build, server, text_of, write_ledger
+from ledger_context import build_context
+from ledger_context.model.document import FileResult
+from ledger_context.pack.build import ContextBuilder
+from ledger_context.reader.cache import (
+    RACY_NS,
+    DocumentCache,
+    WarmBuild,
+    identity_of,
+    is_racy,
+    is_same_file,
+    is_unchanged,
+)
+from ledger_context.reader.walk import SourceFile
+
+
+def test_identity_is_device_inode_size_and_both_times(tmp_path: Path) -> None:
+    path = tmp_path / "f.md"
+    path.write_bytes(b"abc")
+    os.utime(path, ns=(5_000_000_000, 7_000_000_000))
+    st = path.stat()
+    identity = identity_of(st)
+    assert identity == (st.st_dev, st.st_ino, 3, 7_000_000_000, st.st_ctime_ns)
+    assert is_same_file(st, identity) and is_unchanged(st, identity)
+    path.write_bytes(b"abd")  # the same size; the times move
+    assert is_same_file(path.stat(), identity) and not is_unchanged(path.stat(), identity)
+    other = tmp_path / "g.md"
+    other.write_bytes(b"abc")
+    os.utime(other, ns=(5_000_000_000, 7_000_000_000))
+    os.replace(other, path)  # another file under the same name
+    assert not is_same_file(path.stat(), identity)
+
+
+def test_a_file_changed_less_than_a_second_ago_is_racy() -> None:
+    assert RACY_NS == 1_000_000_000
+    changed = 10 * RACY_NS
+    identity = (1, 2, 3, changed, changed)
+    assert is_racy(identity, changed + RACY_NS - 1)
+    assert not is_racy(identity, changed + RACY_NS)
+    assert is_racy((1, 2, 3, 0, changed), changed + 1)  # a recent ctime alone is enough
+    assert not is_racy(identity, changed, racy_ns=0)
+
+
+def test_the_document_cache_serves_a_result_only_while_its_identity_holds() -> None:
+    found = SourceFile("finding", ".ledger/findings/f.md", (1, 2, 3, 0, 0))
+    result = FileResult(None, (), 3)
+    cache = DocumentCache()
+    assert cache.put(found, result, now_ns=RACY_NS) is True
+    assert cache.get(found) is result and len(cache) == 1
+    assert cache.get(found._replace(identity=(1, 2, 3, 0, 1))) is None  # its ctime moved
+    recent = found._replace(identity=(1, 2, 4, RACY_NS, RACY_NS))
+    assert cache.put(recent, result, now_ns=RACY_NS + 1) is False  # changed a moment ago
+    assert len(cache) == 0  # and the entry of the old identity is gone
+    assert cache.put(found, FileResult(None, (), 3, cacheable=False), now_ns=RACY_NS) is False
+    other = SourceFile("decision", ".ledger/decisions/d.md", (1, 5, 3, 0, 0))
+    assert cache.put(found, result, RACY_NS) and cache.put(other, result, RACY_NS)
+    cache.keep_only({other.path})
+    assert (cache.get(found), cache.get(other), len(cache)) == (None, result, 1)
+
+
+def test_a_warm_build_is_given_again_only_for_the_same_walk_of_cached_files() -> None:
+    warm: WarmBuild[tuple[str, ...], str] = WarmBuild()
+    assert warm.get(("a",)) is None
+    warm.put(("a",), "build of a", cached=True)
+    assert warm.get(("a",)) == "build of a"
+    assert warm.get(("a", "b")) is None
+    warm.put(("a",), "build of a, read afresh", cached=False)
+    assert warm.get(("a",)) is None
+
+
+@pytest.mark.parametrize("fixture", ["demo", "overflow", "floor"])
+def test_cached_builds_of_every_fixture_equal_the_full_build(fixture: str) -> None:
+    builder = ContextBuilder(FIXTURES / fixture, max_data_class=None, cache=DocumentCache(racy_ns=0))
+    first = builder.build()
+    second = builder.build()
+    assert second is first  # nothing changed: the same build, not a rebuild
+    same_as_full_build(second, FIXTURES / fixture)
+
+
+def test_edit_add_delete_and_touch_are_seen_on_the_very_next_build(tmp_path: Path) -> None:
+    space = write_ledger(
+        tmp_path / "s",
+        {f"experiments/e{n}.md": doc(updated_at=f"2026-01-0{n}") for n in range(1, 6)}
+        | {"findings/f.md": doc(status="current", updated_at="2026-01-01")},
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    builder = ContextBuilder(space, cap_tokens=6000, cache=DocumentCache(racy_ns=0))
+    same_as_full_build(builder.build(), space)
+
+    edited = space / ".ledger/findings/f.md"
+    edited.write_text(doc(status="superseded", updated_at="2026-01-01"), encoding="utf-8")
+    age(edited)
+    after_edit = builder.build()
+    assert "## Finding" not in after_edit.pack
+    same_as_full_build(after_edit, space)
+
+    added = space / ".ledger/experiments/new.md"
+    added.write_text(doc(updated_at="2027-01-01"), encoding="utf-8")
+    age(added)
+    after_add = builder.build()
+    assert after_add.pack.startswith("---\nupdated_at: 2027-01-01\n")
+    same_as_full_build(after_add, space)
+
+    added.unlink()
+    (space / ".ledger/experiments/e5.md").unlink()
+    after_delete = builder.build()
+    assert "2027" not in after_delete.pack and "2026-01-05" not in after_delete.pack
+    same_as_full_build(after_delete, space)
+
+    # Same size, only the mtime moves: still re-read.
+    target = space / ".ledger/experiments/e1.md"
+    target.write_text(doc(updated_at="2026-01-09"), encoding="utf-8")
+    age(target)
+    same_as_full_build(builder.build(), space)
+
+
+def test_a_file_changed_within_the_last_second_is_never_served_from_the_cache(tmp_path: Path) -> None:
+    space = write_ledger(tmp_path / "s", {"agents.md": "one\n"})
+    builder = ContextBuilder(space)  # the real racy window
+    assert builder.build().pack == "one\n"
+    agents = space / ".ledger/agents.md"
+    agents.write_text("two\n", encoding="utf-8")  # same size, same second
+    assert builder.build().pack == "two\n"
+
+
+@pytest.mark.anyio
+async def test_one_server_process_sees_edits_additions_and_deletions(tmp_path: Path) -> None:
+    space = write_ledger(
+        tmp_path / "space",
+        {"agents.md": "v1\n", "experiments/a.md": "---\nupdated_at: 2026-01-01\n---\n"},
+    )
+    async with Client(server("--space", str(space)), mode="legacy") as client:
+
+        async def pack() -> str:
+            return text_of(await client.call_tool("get_context", {}))
+
+        assert await pack() == build_context(space).pack
+        (space / ".ledger/agents.md").write_text("v2\n", encoding="utf-8")
+        assert (await pack()).startswith("v2\n")
+        (space / ".ledger/experiments/b.md").write_text(
+            "---\nupdated_at: 2026-02-01\n---\n", encoding="utf-8"
+        )
+        assert await pack() == build_context(space).pack
+        assert "2026-02-01" in await pack()
+        (space / ".ledger/experiments/a.md").unlink()
+        assert await pack() == build_context(space).pack
+        assert "2026-01-01" not in await pack()

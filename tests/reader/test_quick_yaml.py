@@ -1,0 +1,437 @@
+"""The quick YAML path: its grammar, a corpus hit rate, and the differential test against libyaml.
+
+The differential tests run with a fixed seed (``derandomize``) so CI is repeatable; set
+``LEDGER_CONTEXT_QUICK_EXAMPLES`` to run more examples locally, e.g. 200000.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import FIXTURES
+from ledger_context.reader.frontmatter import (
+    FrontmatterError,
+    decode_text,
+    load_frontmatter,
+    load_with_libyaml,
+    split_frontmatter,
+)
+from ledger_context.reader.quick_yaml import QUICK_ENV, quick_mapping
+
+EXAMPLES = int(os.environ.get("LEDGER_CONTEXT_QUICK_EXAMPLES", "3000"))
+DIFFERENTIAL = settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
+
+MIN_CORPUS_HIT_RATE = 0.99
+"""Share of the fixture documents' frontmatter the quick path must read (measured 265 of 265)."""
+
+# The quick path must agree with libyaml on everything it accepts.
+_PIECES = st.sampled_from(
+    [
+        "a", "Z", "0", "_", "-", " ", "  ", ":", ": ", "#", " #", "'", "''", '"', "\\", ",", "[", "]",
+        "{", "}", "&", "*", "!", "|", ">", "%", "@", "`", "?", "~", "é", "\u00a0", "\u2028", "\u0085",
+        "\ufeff", "\t", "🙂", "\x7f", "null", "yes", "2026-01-01", "0.5", ".", "/", "(", "=", "$", "^", "<",
+        "\n", "\n  ", ", ", " , ", "[]", "x y",
+        "- ", "\n- ", "\n  - ", "? ", "&a ", "*a", "!!str ", "|", "|-", ">-", "\n---", "\n...", "---",
+        "'a'", '"b"', " # c", "a:b", "-x", "\u00ff", "日本", "\n   ", "[a, 'b']", "{a: b}", "%YAML",
+    ]
+)  # fmt: skip
+_VALUES = st.lists(_PIECES, max_size=6).map("".join)
+_KEYS = st.sampled_from(["a", "b", "status", "updated_at", "data_class", "x-y", "k_2"])
+
+
+@st.composite
+def _frontmatters(draw: st.DrawFn) -> str:
+    lines = []
+    for _ in range(draw(st.integers(0, 8))):
+        shape = draw(
+            st.sampled_from(
+                [
+                    "top",
+                    "top",
+                    "empty",
+                    "nested",
+                    "item",
+                    "blank",
+                    "comment",
+                    "raw",
+                    "flow",
+                    "flow",
+                    "deep",
+                    "deep_item",
+                    "compact",
+                    "block",
+                    "block_text",
+                    "trailing",
+                ]
+            )
+        )
+        key, value = draw(_KEYS), draw(_VALUES)
+        indent = draw(st.sampled_from([" ", "  ", "  ", "    "]))
+        deep = draw(st.sampled_from(["   ", "    ", "     ", "      ", "        "]))
+        lines.append(
+            {
+                "top": f"{key}: {value}",
+                "empty": f"{key}:",
+                "nested": f"{indent}{key}: {value}",
+                "item": f"{indent}- {value}",
+                "blank": draw(st.sampled_from(["", "  "])),
+                "comment": f"# {value}",
+                "raw": value,
+                "flow": f"{key}: [{', '.join(draw(st.lists(_VALUES, max_size=3)))}]{draw(_VALUES)}",
+                "deep": f"{deep}{key}:{draw(st.sampled_from(['', ' ']))}{value}",
+                "deep_item": f"{deep}- {value}",
+                "compact": f"{indent}- {key}: {value}",
+                "block": f"{key}: {draw(st.sampled_from(['|', '|-', '>', '>-', '|+', '>2']))}{value}",
+                "block_text": f"{indent}{value}",
+                "trailing": f"{key}: {value} #{value}",
+            }[shape]
+        )
+    return "\n".join(lines)
+
+
+@DIFFERENTIAL
+@given(_frontmatters())
+def test_quick_path_equals_libyaml_whenever_it_answers(text: str) -> None:
+    quick = quick_mapping(text)
+    if quick is None:
+        return
+    mapping, duplicates = load_with_libyaml(text)
+    assert quick == mapping
+    assert duplicates == []
+
+
+def test_quick_path_answers_for_ordinary_frontmatter() -> None:
+    text = (
+        "title: Prompt v3 with retrieval (similar tickets)\nslug: exp-042\nstatus: done\n"
+        "updated_at: 2026-09-14T10:22:00Z\nowner: maria\ntags:\n  - retrieval\n  - prompt\n"
+        "result:\n  accuracy: 0.91\n  cost_usd: 1.92\nnote: 'it''s fine'\ndata_class: internal\n"
+        "evidence: [exp-1, exp 2 , x.y]\nnone: []"
+    )
+    assert quick_mapping(text) == load_with_libyaml(text)[0]
+
+
+# Lines of the grammar only (quick_yaml's docstring): the quick path must answer for
+# every one of these texts, and answer what libyaml reads.
+_PLAIN_WORDS = st.sampled_from(
+    ["a", "Z9", "x y", "2026-01-01", "0.5", "a:b", "a#b", "é", "🙂", "(x)", "~", "$v", "a - b", "null"]
+)
+_SCALARS = st.one_of(
+    _PLAIN_WORDS,
+    _PLAIN_WORDS.map(lambda w: "'" + w.replace("'", "''") + "'"),
+    st.sampled_from(["'it''s'", "'a: b'", "'#x'", '"a: b"', '"#"', '""', "''", "'[x]'"]),
+)
+_ITEMS = st.sampled_from(["a", "b c", "x.y", "1", "é"])
+
+
+@st.composite
+def _grammar_frontmatters(draw: st.DrawFn) -> str:
+    keys = draw(st.lists(st.sampled_from(["a", "b", "status", "updated_at", "x-y", "k_2", "t"]), unique=True))
+    lines = []
+    for key in keys:
+        shape = draw(st.sampled_from(["scalar", "flow", "empty", "mapping", "list", "comment"]))
+        pad = draw(st.sampled_from(["", " ", "  "]))
+        if shape == "scalar":
+            lines.append(f"{key}: {draw(_SCALARS)}{pad}")
+        elif shape == "flow":
+            lines.append(f"{key}: [{', '.join(draw(st.lists(_ITEMS, max_size=3)))}]{pad}")
+        elif shape == "empty":
+            lines.append(f"{key}:{pad}")
+        elif shape == "comment":
+            lines.append(f"# {draw(_PLAIN_WORDS)}")
+            lines.append(f"{key}: {draw(_SCALARS)}")
+        else:
+            indent = draw(st.sampled_from([" ", "  ", "    "]))
+            lines.append(f"{key}:")
+            subs = draw(st.lists(st.sampled_from(["p", "q", "r"]), min_size=1, unique=True))
+            for sub in subs:
+                head = f"{sub}:" if shape == "mapping" else "-"
+                lines.append(f"{indent}{head} {draw(_SCALARS)}{pad}")
+        if draw(st.booleans()):
+            lines.append(draw(st.sampled_from(["", "  "])))
+    return "\n".join(lines)
+
+
+@DIFFERENTIAL
+@given(_grammar_frontmatters())
+def test_quick_path_answers_for_its_grammar_what_libyaml_reads(text: str) -> None:
+    quick = quick_mapping(text)
+    assert quick is not None
+    assert quick == load_with_libyaml(text)[0]
+
+
+# Nested shapes of real frontmatter (quick_yaml's docstring): block mappings and
+# sequences at any consistent indentation, indentless sequences, sequences of compact
+# mappings, flow lists with quoted items, block scalars, comments and blank lines.
+_NESTED_KEYS = ["a", "b", "url", "p50", "name", "x-y", "k_2", "t", "2026"]
+_FLOW_ITEMS = st.sampled_from(["a", "b c", "x.y", "1", "é", "'q, r'", '"s: t"', "'it''s'", "-1"])
+_BLOCK_LINES = st.sampled_from(["plain words", "# not a comment", "a: b", "- item", "'q'", "x  y", "🙂 ✅"])
+
+
+def _scalar_line(draw: st.DrawFn) -> str:
+    value = draw(st.one_of(_SCALARS, st.just("x # a comment"), st.just("-5")))
+    return value + draw(st.sampled_from(["", " ", "  # c"]))
+
+
+def _mapping_lines(draw: st.DrawFn, indent: int, depth: int) -> list[str]:
+    pad = " " * indent
+    lines: list[str] = []
+    keys = draw(st.lists(st.sampled_from(_NESTED_KEYS), min_size=1, max_size=4, unique=True))
+    for key in keys:
+        shapes = ["scalar", "scalar", "flow", "empty", "block", "comment"]
+        if depth < 5:
+            shapes += ["mapping", "sequence", "indentless"]
+        shape = draw(st.sampled_from(shapes))
+        if shape == "scalar":
+            lines.append(f"{pad}{key}: {_scalar_line(draw)}")
+        elif shape == "flow":
+            lines.append(f"{pad}{key}: [{', '.join(draw(st.lists(_FLOW_ITEMS, max_size=3)))}]")
+        elif shape == "empty":
+            lines.append(f"{pad}{key}:{draw(st.sampled_from(['', ' ', ' # c']))}")
+        elif shape == "comment":
+            lines.append(f"{' ' * draw(st.integers(0, 6))}# {draw(_PLAIN_WORDS)}")
+            lines.append(f"{pad}{key}: {_scalar_line(draw)}")
+        elif shape == "block":
+            step = draw(st.integers(1, 3))
+            lines.append(f"{pad}{key}: {draw(st.sampled_from(['|', '|-', '>', '>-']))}")
+            body = draw(st.lists(_BLOCK_LINES, min_size=1, max_size=3))
+            lines += [" " * (indent + step) + text for text in body]
+            if draw(st.booleans()):
+                lines.append("")
+        elif shape == "mapping":
+            lines.append(f"{pad}{key}:")
+            lines += _mapping_lines(draw, indent + draw(st.integers(1, 4)), depth + 1)
+        else:
+            lines.append(f"{pad}{key}:")
+            step = 0 if shape == "indentless" else draw(st.integers(1, 4))
+            lines += _sequence_lines(draw, indent + step, depth + 1)
+    return lines
+
+
+def _sequence_lines(draw: st.DrawFn, indent: int, depth: int) -> list[str]:
+    pad = " " * indent
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 3))):
+        shape = draw(st.sampled_from(["scalar", "scalar", "flow", "compact"]))
+        gap = " " * draw(st.integers(1, 2))
+        if shape == "scalar":
+            lines.append(f"{pad}-{gap}{_scalar_line(draw)}")
+        elif shape == "flow":
+            lines.append(f"{pad}-{gap}[{', '.join(draw(st.lists(_FLOW_ITEMS, max_size=3)))}]")
+        else:
+            inner = _mapping_lines(draw, indent + 1 + len(gap), depth + 1)
+            while inner[0].lstrip(" ").startswith("#"):  # a comment goes before the item
+                lines.append(inner.pop(0))
+            lines += [f"{pad}-{gap}{inner[0].lstrip(' ')}", *inner[1:]]
+    return lines
+
+
+@st.composite
+def _nested_frontmatters(draw: st.DrawFn) -> str:
+    lines = _mapping_lines(draw, 0, 1)
+    if draw(st.booleans()):
+        lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["", "  ", "# c"])))
+    return "\n".join(lines)
+
+
+@DIFFERENTIAL
+@given(_nested_frontmatters())
+def test_quick_path_answers_for_nested_frontmatter_what_libyaml_reads(text: str) -> None:
+    quick = quick_mapping(text)
+    if quick is None:  # only where a comment or blank line landed inside a block scalar
+        assert "|" in text or ">" in text, text
+        return
+    assert quick == load_with_libyaml(text)[0]
+
+
+# Near misses: a nested frontmatter with one hostile change. Declining is always right;
+# an answer must be libyaml's.
+_HOSTILE = st.sampled_from(
+    [
+        "\t", " ", "  ", "? ", "- ", "&a ", "*a", "!tag ", "|", ">", "#", " #", ":", ": ", "'", '"', "\\",
+        "---", "...", "\n---\n", "\n...\n", "{", "}", "[", "]", ",", "é", "\u00a0", "\u2028", "\ufeff",
+        "%", "@", "`", "\n", "\n ", "\n  - x", "\n  y: z", "a:b", "<<: ", "- - ", "x", "0",
+    ]
+)  # fmt: skip
+
+
+@st.composite
+def _near_misses(draw: st.DrawFn) -> str:
+    text = draw(_nested_frontmatters())
+    for _ in range(draw(st.integers(1, 3))):
+        where = draw(st.integers(0, len(text)))
+        if draw(st.booleans()) or where == len(text):
+            text = text[:where] + draw(_HOSTILE) + text[where:]
+        else:
+            text = text[:where] + text[where + 1 :]  # drop one character (an indent, a colon)
+    return text
+
+
+@DIFFERENTIAL
+@given(_near_misses())
+def test_quick_path_equals_libyaml_on_near_misses(text: str) -> None:
+    quick = quick_mapping(text)
+    if quick is None:
+        return
+    try:
+        mapping, duplicates = load_with_libyaml(text)
+    except FrontmatterError:
+        pytest.fail(f"the quick path read what libyaml refuses: {text!r}")
+    assert quick == mapping, text
+    assert duplicates == []
+
+
+def test_quick_path_reads_the_nested_shapes_of_documentation_frontmatter() -> None:
+    text = (
+        "title: Routing (finding 12)\nsource:\n  url: https://docs.example.com/f/12\n"
+        '  fetched_at: "2025-01-05T10:00:00Z"\n  sections:\n    - router\n    - drafter\n'
+        "review:\n  reviewers:\n    - name: maria\n      verdict: approve\n  checklist:\n    tests: passed\n"
+        "links:\n- rel: evidence\n  href: exp-000123\nkeywords: [a, 'b, c']  # why\n"
+        "description: >-\n  First line `code` here.\n  Second line.\nnotes: |\n  # kept\n  a: b\n\nend: x"
+    )
+    assert quick_mapping(text) == {
+        "title": "Routing (finding 12)",
+        "source": {
+            "url": "https://docs.example.com/f/12",
+            "fetched_at": "2025-01-05T10:00:00Z",
+            "sections": ["router", "drafter"],
+        },
+        "review": {
+            "reviewers": [{"name": "maria", "verdict": "approve"}],
+            "checklist": {"tests": "passed"},
+        },
+        "links": [{"rel": "evidence", "href": "exp-000123"}],
+        "keywords": ["a", "b, c"],
+        "description": "First line `code` here. Second line.",
+        "notes": "# kept\na: b\n",
+        "end": "x",
+    }
+    assert quick_mapping(text) == load_with_libyaml(text)[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a:\n  b: 1\n  b: 2",  # a duplicate nested key
+        "a:\n- x: 1\n  x: 2",
+        "a:\n    b: 1\n  c: 2",  # a dedent to no open block
+        "a: b\n  c",  # a multi-line plain scalar
+        "a:\n\tb: 1",  # a tab
+        "a: |\n  x\n\n  y",  # a blank line inside a block scalar
+        "a: |\n    x\n  y",
+        "a: |+\n  x",
+        "a: &x b",
+        "a: !t b",
+        "? a\n: b",
+        "a:b",
+        "a: b: c",
+        "- a",
+        "a:\n  - - x",
+        "a: {b: c}",
+        "k0:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 16)) + " " * 16 + "v: x",  # level 17
+    ],
+)
+def test_quick_path_declines_what_it_cannot_prove(text: str) -> None:
+    assert quick_mapping(text) is None
+
+
+def test_quick_path_reads_up_to_its_depth_bound() -> None:
+    text = "k0:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 15)) + " " * 15 + "v: x"  # level 16
+    assert quick_mapping(text) == load_with_libyaml(text)[0]
+
+
+# Linear time: each hostile line is 100 KB; a quadratic scan would take minutes.
+_LONG = 100_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: " + "b " * (_LONG // 2) + ":",
+        "a: " + "x:" * (_LONG // 2),
+        "a: " + "b" + " " * _LONG + "#",
+        "a: '" + "''" * (_LONG // 2),
+        'a: "' + "x" * _LONG,
+        "a: [" + "x, " * (_LONG // 3),
+        "a: [" + "'x', " * (_LONG // 5) + "'",
+        "a: " + "[" * _LONG,
+        " " * _LONG + "a: b",
+        "- " * (_LONG // 2) + "x",
+        "a" * _LONG + ": b",
+        "a:\n" + "  - x\n" * (_LONG // 6),
+        "a: |\n" + "  " + "x " * (_LONG // 2),
+        "a: " + "#" * _LONG,
+    ],
+    ids=lambda text: repr(text[:12]),
+)
+def test_quick_path_is_linear_on_long_hostile_lines(text: str) -> None:
+    started = time.perf_counter()
+    quick_mapping(text)
+    assert time.perf_counter() - started < 2.0
+
+
+def _fixture_frontmatters() -> list[tuple[Path, str]]:
+    found = []
+    for path in sorted(FIXTURES.rglob("*.md")):
+        if ".ledger" not in path.parts or path.name == "agents.md":
+            continue
+        split = split_frontmatter(decode_text(path.read_bytes()))
+        if split.frontmatter is not None:
+            found.append((path, split.frontmatter))
+    return found
+
+
+def test_quick_path_reads_most_fixture_documents_exactly_as_libyaml() -> None:
+    corpus = _fixture_frontmatters()
+    assert len(corpus) > 100
+    hits = 0
+    for path, frontmatter in corpus:
+        quick = quick_mapping(frontmatter)
+        if quick is None:
+            continue
+        hits += 1
+        assert quick == load_with_libyaml(frontmatter)[0], path
+    assert hits / len(corpus) >= MIN_CORPUS_HIT_RATE, f"{hits}/{len(corpus)}"
+
+
+def test_the_off_switch_sends_everything_to_the_full_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "status: active\ntitle: T"
+    assert load_frontmatter(text).loader == "quick"
+    monkeypatch.setenv(QUICK_ENV, "off")
+    loaded = load_frontmatter(text)
+    assert loaded.loader in ("libyaml", "python")
+    assert loaded.mapping == {"status": "active", "title": "T"}
+
+
+def test_a_duplicate_key_is_left_to_the_full_loader_to_report() -> None:
+    assert quick_mapping("a: 1\na: 2") is None
+    assert load_frontmatter("a: 1\na: 2").duplicates[0].line == 2
+
+
+def test_what_the_quick_path_declines_libyaml_may_refuse() -> None:
+    assert quick_mapping("a: b: c") is None
+    with pytest.raises(FrontmatterError):
+        load_frontmatter("a: b: c")
+
+
+def test_first_written_as_a_complement_is_the_grammar_s_first() -> None:
+    # FIRST is spelt as the complement of its ranges so that importing the module does
+    # not loop over every code point of them; every code point must still agree.
+    import re
+
+    from ledger_context.reader import quick_yaml
+
+    grammar = re.compile(r"[A-Za-z0-9_./(+$=~^<\u00c0-\u2027\u202a-\ud7ff\ue000-\ufdcf\U00010000-\U0010ffff]")
+    written = re.compile(quick_yaml._FIRST)
+    differ = [
+        code
+        for code in range(0x110000)
+        if (grammar.match(chr(code)) is None) != (written.match(chr(code)) is None)
+    ]
+    assert differ == []
+    assert written.match("a") and not written.match("-") and not written.match("\u2028")
