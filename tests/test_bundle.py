@@ -76,7 +76,7 @@ async def test_make_bundle_packs_a_bundle_that_starts_as_its_manifest_says(tmp_p
             "manifest.json",
             "pyproject.toml",
             "README.md",
-            "server/ledger_context/mcp_server.py",
+            "server/ledger_context/mcp/server.py",
         } <= names
         assert not [
             n for n in names if n.startswith(("tests/", "ledger_fixtures/", ".venv/")) or "__pycache__" in n
