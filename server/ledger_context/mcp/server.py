@@ -4,6 +4,7 @@ This module is the entry point: :func:`create_server` puts together the pieces, 
 a module named for its job:
 
 - :mod:`~ledger_context.mcp.tools`: ``get_context``, ``explain_budget``, ``read_document``;
+- :mod:`~ledger_context.mcp.registry`: a tool is one registration (recording, errors);
 - :mod:`~ledger_context.mcp.resources`: ``ledger://pack``, ``ledger://document/{+path}``
   and the prompt ``start-task``;
 - :mod:`~ledger_context.mcp.ledgers`: the space of a request and one builder per space;
@@ -58,6 +59,7 @@ from .error_map import ERROR_CODES, mcp_error
 from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris
 from .notifications import ChangeNotifier
 from .record import REQUEST, Recorder
+from .registry import ToolRegistry
 from .resources import DOCUMENT_TEMPLATE, PACK_URI, register_prompt, register_resources
 from .stderr_log import configure_logging, cut
 from .stdio import on_hard_exit, serve_stdio
@@ -263,7 +265,7 @@ def create_server(
     )
     server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit), notifier
     _serve_changes(server, notifier)
-    register_tools(server, ledgers, server.recorder)
+    register_tools(ToolRegistry(server, ledgers, server.recorder))
     register_resources(server, ledgers, server.recorder)
     register_prompt(server, ledgers, server.recorder)
     return server
