@@ -50,6 +50,7 @@ from mcp_types import Resource as MCPResource
 
 from .. import __version__
 from ..model.errors import LedgerContextError
+from ..model.kinds import pack_contents
 from ..pack.budget import DEFAULT_CAP_TOKENS
 from ..pack.settings import Settings, make_settings
 from ..proof.audit import AuditLog
@@ -92,8 +93,7 @@ ledger-context serves this repository's experiment ledger (.ledger/: agents.md, 
 evals, findings, decisions, experiments).
 - At the start of every task, call get_context once: it returns the context pack, a \
 deterministic digest of the ledger capped at {cap_tokens} tokens (1 token = 4 UTF-8 bytes) — \
-agents.md, active harnesses and evals, current findings, accepted decisions and the 10 \
-latest experiments, as title lines and frontmatter.
+{pack_contents}, as title lines and frontmatter.
 - If something you expected seems missing, call explain_budget with its path: it says \
 where that document went and why (kept, truncated, dropped, withheld, not selected, \
 skipped). Without a path it gives a short summary of the budget; detail "full" lists \
@@ -257,7 +257,7 @@ def create_server(
     server = LedgerServer(
         name="ledger-context",
         version=__version__,
-        instructions=_INSTRUCTIONS.format(cap_tokens=settings.cap_tokens),
+        instructions=_INSTRUCTIONS.format(cap_tokens=settings.cap_tokens, pack_contents=pack_contents()),
         cache_hints=CACHE_HINTS,
         subscriptions=bus,
         lifespan=watching,

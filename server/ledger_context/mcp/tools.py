@@ -22,6 +22,7 @@ from ..explain.full import Explanation, explain, explanation_data
 from ..explain.path import PathAnswer, explain_path
 from ..explain.readout import brief_readout, budget_text, path_text
 from ..model.fields import clean_text
+from ..model.kinds import pack_contents
 from ..pack.build import ContextBuild
 from ..pack.paging import PAGE_BYTES, Page, page_of
 from ..pack.served import served_text
@@ -184,8 +185,7 @@ def _register_get_context(tools: ToolRegistry) -> None:
         description=(
             "Call once at the start of a task. Returns the context pack of the experiment "
             f"ledger as plain text: at most {ledgers.settings.cap_tokens} tokens (1 token = 4 UTF-8 "
-            "bytes): agents.md, active harnesses and evals, current findings, accepted decisions and "
-            "the 10 latest experiments (title lines and frontmatter). Deterministic: the same "
+            f"bytes): {pack_contents()} (title lines and frontmatter). Deterministic: the same "
             "ledger gives the same bytes. _meta carries a receipt (bytes, tokens, sha256)."
         ),
     )
