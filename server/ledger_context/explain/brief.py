@@ -13,12 +13,14 @@ below :data:`MAX_COUNT` and byte sums below :data:`MAX_BYTES`.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from ..model.classify import RANK
 from ..model.problems import SEVERITIES
+from ..pack.measure import Measured
 from .full import Explanation, GroupLine, KindCount, PackTotals, Rule
 from .shorten import shorten
 
@@ -76,6 +78,9 @@ class NamedSource(BaseModel):
 AUDIT_BYTES = 96
 """The audit log's state is cut to this many bytes in the brief (a failure names a path)."""
 
+NOTE_BYTES = 96
+"""Why a tokenizer measured nothing is cut to this many bytes in the brief."""
+
 
 class BriefClassification(BaseModel):
     """The data classes of the pack's sources, as counts, and what the ceiling withheld."""
@@ -108,6 +113,11 @@ class Brief(BaseModel):
         description=f"The server's audit log: 'ok', 'off' or 'failing: <reason>' (cut to {AUDIT_BYTES} "
         "bytes); null outside serve"
     )
+    measured: list[Measured] = Field(
+        default_factory=list,
+        description=f"Real tokenizers' counts of the pack, beside the rule (notes cut to {NOTE_BYTES} bytes)",
+    )
+    advice: list[str] = Field(default_factory=list, description="The largest cap that fits each tokenizer")
     more: str = Field(description="How to ask for more")
 
 
@@ -157,12 +167,14 @@ def brief_of(full: Explanation, path_bytes: int = PATH_BYTES, space_bytes: int =
         space=shorten(full.space, space_bytes),
         rule=full.rule,
         pack=full.pack,
-        groups=full.groups,
+        groups=[replace(g, measured_tokens={}) for g in full.groups],
         kinds=full.kinds,
         not_kept=not_kept,
         problems=problems,
         classification=classification,
         audit=shorten(full.audit, AUDIT_BYTES) if full.audit is not None else None,
+        measured=[replace(m, note=shorten(m.note, NOTE_BYTES)) if m.note else m for m in full.measured],
+        advice=full.advice,
         more=MORE,
     )
 
