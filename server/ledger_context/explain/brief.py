@@ -20,12 +20,14 @@ from pydantic import BaseModel, Field
 
 from ..model.classify import RANK
 from ..model.problems import SEVERITIES
-from ..pack.measure import Measured
+from ..pack.fit import CapAdvice
+from ..pack.measure import Measured, percent
 from .full import Explanation, GroupLine, KindCount, PackTotals, Rule
 from .shorten import shorten
 
-MAX_STRUCTURED_BYTES = 4096
-"""The brief's structured output, as compact JSON, is at most this many UTF-8 bytes."""
+MAX_STRUCTURED_BYTES = 5120
+"""The brief's structured output, as compact JSON, is at most this many UTF-8 bytes: 4 KB
+for the rule's figures, and room for the measured tokens and their advice (spec §9)."""
 
 PATH_BYTES = 48
 """Each path in the brief is cut to at most this many UTF-8 bytes (ellipsis included)."""
@@ -78,8 +80,26 @@ class NamedSource(BaseModel):
 AUDIT_BYTES = 96
 """The audit log's state is cut to this many bytes in the brief (a failure names a path)."""
 
-NOTE_BYTES = 96
+NOTE_BYTES = 64
 """Why a tokenizer measured nothing is cut to this many bytes in the brief."""
+
+
+class MeasuredLine(BaseModel):
+    """One tokenizer's count of the pack, beside the rule (spec §9): the brief's form of
+    :class:`~ledger_context.pack.measure.Measured`, its model family left to ``full``."""
+
+    tokenizer: str
+    library: str = Field(description="The package and version that counted")
+    exact: bool = Field(description="True: exact for its model family; false: an estimate")
+    tokens: int | None = Field(description="null: not measured (see note)")
+    drift: float | None = Field(description="(rule tokens - tokens) / tokens, 4 places")
+    note: str | None
+
+    def text(self) -> str:
+        if self.tokens is None or self.drift is None:
+            return f"{self.tokenizer}: not measured ({self.note})"
+        kind = "exact" if self.exact else "estimate"
+        return f"{self.tokenizer} {self.tokens} tokens, drift {percent(self.drift)} [{self.library}, {kind}]"
 
 
 class BriefClassification(BaseModel):
@@ -113,11 +133,13 @@ class Brief(BaseModel):
         description=f"The server's audit log: 'ok', 'off' or 'failing: <reason>' (cut to {AUDIT_BYTES} "
         "bytes); null outside serve"
     )
-    measured: list[Measured] = Field(
-        default_factory=list,
-        description=f"Real tokenizers' counts of the pack, beside the rule (notes cut to {NOTE_BYTES} bytes)",
+    measured: list[MeasuredLine] = Field(
+        default_factory=list, description="Real tokenizers' counts of the pack, beside the rule"
     )
-    advice: list[str] = Field(default_factory=list, description="The largest cap that fits each tokenizer")
+    advice: list[CapAdvice] = Field(
+        default_factory=list,
+        description="Per tokenizer counting the pack over the cap: the largest cap that fits",
+    )
     more: str = Field(description="How to ask for more")
 
 
@@ -173,9 +195,16 @@ def brief_of(full: Explanation, path_bytes: int = PATH_BYTES, space_bytes: int =
         problems=problems,
         classification=classification,
         audit=shorten(full.audit, AUDIT_BYTES) if full.audit is not None else None,
-        measured=[replace(m, note=shorten(m.note, NOTE_BYTES)) if m.note else m for m in full.measured],
+        measured=[_line(m) for m in full.measured],
         advice=full.advice,
         more=MORE,
+    )
+
+
+def _line(m: Measured) -> MeasuredLine:
+    note = shorten(m.note, NOTE_BYTES) if m.note is not None else None
+    return MeasuredLine(
+        tokenizer=m.tokenizer, library=m.library, exact=m.exact, tokens=m.tokens, drift=m.drift, note=note
     )
 
 

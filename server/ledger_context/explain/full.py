@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..model.problems import SEVERITIES, Severity
 from ..pack.budget import BYTES_PER_TOKEN, Budgeted, Outcome
 from ..pack.build import ContextBuild
-from ..pack.fit import cap_advice
+from ..pack.fit import CapAdvice, cap_advice
 from ..pack.measure import Measured, count_with, measure
 from ..pack.select import GROUPS
 from ..reader.ledger import KINDS
@@ -220,9 +220,9 @@ class Explanation:
         default_factory=list,
         metadata=_described("Real tokenizers' counts of the pack, beside the rule, never instead (spec §9)"),
     )
-    advice: list[str] = field(
+    advice: list[CapAdvice] = field(
         default_factory=list,
-        metadata=_described("Where a tokenizer counts the pack over the cap: the largest cap that fits it"),
+        metadata=_described("Per tokenizer counting the pack over the cap: the largest cap that fits"),
     )
 
 
@@ -409,7 +409,7 @@ def explain(build: ContextBuild, detail: Detail = "brief", *, wait: bool = True)
         else [],
         measured=measured,
         advice=[
-            advice.text()
+            advice
             for m in measured
             if m.tokens is not None
             and m.tokens > budgeted.cap_tokens

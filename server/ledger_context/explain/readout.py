@@ -14,12 +14,13 @@ from ..model.problems import SEVERITIES, Problem
 
 if TYPE_CHECKING:  # types only: `check` reads this module and never needs pydantic
     from ..pack.measure import Measured
-    from .brief import Brief
+    from .brief import Brief, MeasuredLine
     from .full import Explanation, PackTotals
     from .path import PathAnswer
 
-MAX_BRIEF_TEXT_BYTES = 2048
-"""The brief's text is at most this many UTF-8 bytes (issue 15; see :mod:`.brief`)."""
+MAX_BRIEF_TEXT_BYTES = 3072
+"""The brief's text is at most this many UTF-8 bytes (issue 15; see :mod:`.brief`): 2 KB for
+the rule's figures, and room for one line of measured tokens with its advice (spec §9)."""
 
 
 def _row(cells: Iterable[object], widths: list[int]) -> str:
@@ -52,7 +53,7 @@ def _provenance(pack: PackTotals, short: bool = False) -> str:
     return f"commit {commit}{state}; fingerprint {fingerprint}"
 
 
-def measured_line(measured: Sequence[Measured]) -> str:
+def measured_line(measured: Sequence[Measured | MeasuredLine]) -> str:
     """Real tokenizers' counts on one line (spec §9): each figure with its tokenizer,
     library and version, exact or estimate, and its drift; those not measured, with why."""
     parts = [m.text() for m in measured if m.tokens is not None]
@@ -102,7 +103,7 @@ def _totals_lines(e: Explanation) -> list[str]:
         lines.append(f"Audit log: {e.audit}")
     if e.measured:
         lines.append(measured_line(e.measured))
-    lines += [f"Advice: {advice}" for advice in e.advice]
+    lines += [f"Advice: {advice.text()}" for advice in e.advice]
     lines.append("")
     return lines
 
@@ -269,7 +270,7 @@ def brief_text(brief: Brief) -> str:
         lines.append(f"Audit log: {b.audit}")
     if b.measured:
         lines.append(measured_line(b.measured))
-    lines += [f"Advice: {advice}" for advice in b.advice]
+    lines += [f"Advice: {advice.text()}" for advice in b.advice]
     lines.append(b.more)
     return "\n".join(lines) + "\n"
 

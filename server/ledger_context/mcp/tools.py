@@ -8,7 +8,7 @@ every error into a tool error.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Annotated, Any
 from urllib.parse import unquote
 
@@ -24,6 +24,7 @@ from ..explain.readout import brief_readout, budget_text, path_text
 from ..model.fields import clean_text
 from ..model.kinds import pack_contents
 from ..pack.build import ContextBuild
+from ..pack.measure import Measured, measure
 from ..pack.paging import PAGE_BYTES, Page, page_of
 from ..pack.served import served_text
 from ..pack.settings import DETAILS, check_detail
@@ -111,8 +112,9 @@ async def served_document(build: ContextBuild, path: str) -> str:
     return await anyio.to_thread.run_sync(served_text, build, path)
 
 
-def receipt(build: ContextBuild) -> dict[str, Any]:
-    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``."""
+def receipt(build: ContextBuild, measured: tuple[Measured, ...] = ()) -> dict[str, Any]:
+    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``,
+    and ``measured``: real tokenizers' counts beside the rule (spec §9)."""
     b = build.budgeted
     origin = build.provenance(refresh=False)
     return {
@@ -126,7 +128,15 @@ def receipt(build: ContextBuild) -> dict[str, Any]:
         "commit": origin.commit,
         "dirty": origin.dirty,
         "fingerprint": origin.fingerprint,
+        "measured": [asdict(m) for m in measured],
     }
+
+
+async def measured_of(build: ContextBuild) -> tuple[Measured, ...]:
+    """The pack's measured tokens, counted in a worker thread (once per pack: counts are
+    kept by SHA-256); a tokenizer still loading is not waited for."""
+    b = build.budgeted
+    return await anyio.to_thread.run_sync(lambda: measure(b.pack, b.tokens, sha256=b.sha256, wait=False))
 
 
 def _page_result(path: str, text: str, offset: int) -> CallToolResult:
@@ -163,7 +173,7 @@ def _explanation(
     if path is not None:
         answer = explain_path(build, path)
         return answer, path_text(answer)
-    full = replace(explain(build, "full"), audit=audit_state)
+    full = replace(explain(build, "full", wait=False), audit=audit_state)
     if detail == "full":
         return full, budget_text(full)
     return brief_readout(full)
@@ -193,7 +203,7 @@ def _register_get_context(tools: ToolRegistry) -> None:
         build = await _tool_build(ledgers, roots, detail)
         result = CallToolResult(
             content=[TextContent(type="text", text=build.pack)],
-            _meta={RECEIPT_KEY: receipt(build)},
+            _meta={RECEIPT_KEY: receipt(build, await measured_of(build))},
         )
         return Answer(result, build, {"detail": detail})
 
@@ -206,7 +216,7 @@ def _register_explain_budget(tools: ToolRegistry) -> None:
         title="Explain the context pack's budget",
         description=(
             "Call when something seems missing from get_context's pack. detail='brief' (the "
-            "default, under 2 KB of text and 4 KB of data for any ledger): the 4-bytes-per-token "
+            "default, under 3 KB of text and 5 KB of data for any ledger): the 4-bytes-per-token "
             "rule and the cap, pack totals and SHA-256, one line per group, documents per kind, "
             "the blocks not kept per group, problem counts, the data classes and what a ceiling "
             "withheld. path='<ledger path>': where that one document went and why (under 1 KB). "

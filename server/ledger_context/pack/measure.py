@@ -175,30 +175,38 @@ def preload() -> threading.Thread:
     return thread
 
 
-def _count(loaded: _Loaded, text: str, digest: str) -> int | None:
+def _cached(loaded: _Loaded, digest: str) -> int | None:
     key = (digest, loaded.spec.name)
     with _COUNTS_LOCK:
         if key in _COUNTS:
             _COUNTS.move_to_end(key)
             return _COUNTS[key]
+    return None
+
+
+def _count(loaded: _Loaded, text: str, digest: str) -> int | None:
+    cached = _cached(loaded, digest)
+    if cached is not None:
+        return cached
     counter = loaded.load()
     if counter is None:
         return None
     value = counter(text)
     with _COUNTS_LOCK:
-        _COUNTS[key] = value
+        _COUNTS[(digest, loaded.spec.name)] = value
         while len(_COUNTS) > COUNTS_KEPT:
             _COUNTS.popitem(last=False)
     return value
 
 
 def measure(
-    text: str, rule_tokens: int, *, sha256: str | None = None, wait: bool = True
+    text: str, rule_tokens: int, *, sha256: str | None = None, wait: bool = True, count: bool = True
 ) -> tuple[Measured, ...]:
     """Every tokenizer's count of ``text`` (whose rule count is ``rule_tokens``).
 
     ``sha256`` (hex of ``text``'s UTF-8 bytes), when known, saves hashing it again. With
-    ``wait`` False a tokenizer still loading gives "not measured: loading" at once.
+    ``wait`` False a tokenizer still loading gives "not measured" at once; with ``count``
+    False only counts already made are given (what a record of the call can afford).
     """
     digest = sha256 if sha256 is not None else hashlib.sha256(text.encode("utf-8")).hexdigest()
     answers: list[Measured] = []
@@ -206,7 +214,10 @@ def measure(
         spec = loaded.spec
         tokens: int | None = None
         note: str | None = "the tokenizer is still loading; ask again"
-        if wait or loaded.ready():
+        if not count:
+            tokens, note = _cached(loaded, digest), "not counted for this call"
+            note = None if tokens is not None else loaded.failure or note
+        elif wait or loaded.ready():
             tokens = _count(loaded, text, digest)
             note = (loaded.failure or "not loaded") if tokens is None else None
         answers.append(
@@ -222,6 +233,19 @@ def measure(
             )
         )
     return tuple(answers)
+
+
+def measured_json(measured: tuple[Measured, ...]) -> str | None:
+    """The counts made, as compact JSON for a record: ``{tokenizer: {tokens, drift,
+    library}}``; ``None`` when nothing was counted."""
+    import json
+
+    counted = {
+        m.tokenizer: {"tokens": m.tokens, "drift": m.drift, "library": m.library}
+        for m in measured
+        if m.tokens is not None
+    }
+    return json.dumps(counted, sort_keys=True, separators=(",", ":")) if counted else None
 
 
 def count_with(tokenizer: str, text: str) -> int | None:
