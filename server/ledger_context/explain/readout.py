@@ -276,7 +276,12 @@ def path_text(answer: PathAnswer) -> str:
     """The answer for one document: the same fields as its structured output."""
     a = answer
     lines = [a.path, a.reason]
-    if a.kind is not None:
+    if a.not_shown:  # null there means "not shown", never "none"
+        lines.append(
+            f"kind {a.kind}; group {a.group}; data class {a.data_class or 'none'}; "
+            f"{' and '.join(a.not_shown)} not shown: the ceiling withholds this document's frontmatter"
+        )
+    elif a.kind is not None:
         lines.append(
             f"kind {a.kind}; group {a.group}; status {a.status or 'none'}; "
             f"updated_at {a.updated_at or 'none'}; data class {a.data_class or 'none'}"

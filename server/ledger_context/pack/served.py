@@ -47,6 +47,7 @@ def served_text(build: ContextBuild, path: str) -> str:
         )
     if is_withheld(document.data_class, build.ceiling):
         raise DocumentWithheldError(
-            f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}"
+            f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}; "
+            f"the documents in the pack can be read, e.g. {example}"
         )
     return read_again(ledger.space, source, document.sha256)
