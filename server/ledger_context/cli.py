@@ -26,6 +26,9 @@ from .proof.provenance import HeadSource
 from .reader.space import display_path, find_space, holds_ledger, space_from_environment
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
+BUNDLE_CEILING = "restricted"
+"""The MCP Bundle's ceiling field when left empty (``manifest.json`` names it its default):
+a bundle user cannot leave the option out, as a config file user can."""
 CAP_ENV = "LEDGER_CAP_TOKENS"
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -181,6 +184,12 @@ def _add_serve(commands: _Commands, o: _Options) -> None:
         help="stderr log level (default: info); the MCP SDK's own logs show only with debug",
     )
     serve.add_argument("--no-audit", action="store_true", help="keep no audit log")
+    serve.add_argument(
+        "--bundle-max-data-class",
+        metavar="CLASS",
+        help=f"the MCP Bundle's ceiling field (manifest.json): as --max-data-class, but empty "
+        f"means the bundle's default, {BUNDLE_CEILING}",
+    )
 
 
 def _add_audit(commands: _Commands, o: _Options) -> None:
@@ -241,6 +250,9 @@ def _options(args: argparse.Namespace) -> Settings:
         except argparse.ArgumentTypeError as exc:
             raise InvalidArgumentError(f"{CAP_ENV}: {exc}") from None
     ceiling = getattr(args, "max_data_class", None)
+    bundle = getattr(args, "bundle_max_data_class", None)
+    if ceiling is None and bundle is not None:
+        ceiling = bundle if bundle.strip() else BUNDLE_CEILING
     if ceiling is None:
         ceiling = os.environ.get(CEILING_ENV)  # set but empty is refused, like the flag
     return make_settings(cap, ceiling)
