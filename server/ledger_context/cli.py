@@ -30,6 +30,7 @@ BUNDLE_CEILING = "restricted"
 """The MCP Bundle's ceiling field when left empty (``manifest.json`` names it its default):
 a bundle user cannot leave the option out, as a config file user can."""
 CAP_ENV = "LEDGER_CAP_TOKENS"
+UNDECLARED_ENV = "LEDGER_UNDECLARED_CLASS"
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -77,6 +78,12 @@ def _options_parsers() -> _Options:
         metavar="CLASS",
         help=f"withhold sources stricter than CLASS, one of {', '.join(CLASSES)} "
         f"(default: ${CEILING_ENV}, else no ceiling)",
+    )
+    budget.add_argument(
+        "--undeclared-class",
+        metavar="CLASS",
+        help="read sources that declare no data_class as CLASS for the ceiling (default: "
+        f"${UNDECLARED_ENV}, else they pass any ceiling)",
     )
 
     history = argparse.ArgumentParser(add_help=False)
@@ -255,7 +262,10 @@ def _options(args: argparse.Namespace) -> Settings:
         ceiling = bundle if bundle.strip() else BUNDLE_CEILING
     if ceiling is None:
         ceiling = os.environ.get(CEILING_ENV)  # set but empty is refused, like the flag
-    return make_settings(cap, ceiling)
+    undeclared = getattr(args, "undeclared_class", None)
+    if undeclared is None:
+        undeclared = os.environ.get(UNDECLARED_ENV)  # set but empty is refused, like the flag
+    return make_settings(cap, ceiling, undeclared)
 
 
 @contextmanager

@@ -90,6 +90,9 @@ class BriefClassification(BaseModel):
     stricter_more: int = Field(description="Sources stricter than 'internal' not named in `stricter`")
     withheld_count: int
     withheld_by_kind: dict[str, int]
+    undeclared_class: str | None = Field(
+        default=None, description="The --undeclared-class undeclared sources are read as; null: they pass"
+    )
 
 
 class Brief(BaseModel):
@@ -146,6 +149,7 @@ def brief_of(full: Explanation, path_bytes: int = PATH_BYTES, space_bytes: int =
         stricter_more=max(len(stricter) - NAMED, 0),
         withheld_count=c.withheld_count,
         withheld_by_kind=c.withheld_by_kind,
+        undeclared_class=c.undeclared_class,
     )
 
     problems = ProblemSummary(

@@ -163,15 +163,21 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
     document = documents.get(wanted)
     if document is not None:
         if document in build.selection.withheld:
-            declared = document.data_class or "unknown"
+            declared = document.data_class
+            why = (
+                f"it declares no data class, read as {build.undeclared_class} (--undeclared-class), "
+                "which is stricter"
+                if declared is None
+                else f"its data class {declared} is stricter"
+                + (" (an unknown class never passes a ceiling)" if declared == "unknown" else "")
+            )
             # A withheld source is as if it did not exist: its path and class only, never
             # its status or updated_at (frontmatter text the ceiling forbids).
             answer = _answer(
                 wanted,
                 replace(document, status=None, updated=None),
                 "withheld",
-                f"withheld by the ceiling {build.ceiling}: its data class {declared} is stricter"
-                + (" (an unknown class never passes a ceiling)" if declared == "unknown" else ""),
+                f"withheld by the ceiling {build.ceiling}: {why}",
             )
             answer.not_shown = list(WITHHELD_FIELDS)
             return answer

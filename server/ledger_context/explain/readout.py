@@ -160,7 +160,8 @@ def _class_lines(e: Explanation, full: bool) -> list[str]:
     lines.append("")
     lines.append(
         f"Data class: effective {c.effective_class or 'none'}; ceiling {c.ceiling or 'none'}; "
-        f"{len(c.sources)} sources in the pack"
+        + (f"undeclared read as {c.undeclared_class}; " if c.undeclared_class else "")
+        + f"{len(c.sources)} sources in the pack"
     )
     if full:
         for s in c.sources:
@@ -175,7 +176,7 @@ def _class_lines(e: Explanation, full: bool) -> list[str]:
         per_kind = ", ".join(f"{kind} {n}" for kind, n in c.withheld_by_kind.items())
         lines.append(f"Withheld by the ceiling: {c.withheld_count} ({per_kind})")
         for w in c.withheld:
-            lines.append(f"  {w.data_class:<12} {w.path}")
+            lines.append(f"  {w.data_class or 'none':<12} {w.path}")
     else:
         lines.append("Withheld by the ceiling: none")
     return lines
@@ -242,7 +243,9 @@ def brief_text(brief: Brief) -> str:
     per_class = ", ".join(f"{name} {n}" for name, n in c.by_class.items())
     lines.append(
         f"Data class: effective {c.effective_class or 'none'}; ceiling {c.ceiling or 'none'}; "
-        f"withheld {c.withheld_count}; {c.sources} sources" + (f": {per_class}" if per_class else "")
+        + (f"undeclared read as {c.undeclared_class}; " if c.undeclared_class else "")
+        + f"withheld {c.withheld_count}; {c.sources} sources"
+        + (f": {per_class}" if per_class else "")
     )
     if c.stricter:
         named = ", ".join(f"{s.path} {s.data_class}" for s in c.stricter)
