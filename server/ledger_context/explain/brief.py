@@ -4,7 +4,8 @@ Spec §8 and issue 15. :func:`brief_of` reads a full
 :class:`~ledger_context.explain.full.Explanation` and keeps its rule, pack totals, group lines
 and per-kind counts as they are; the blocks not kept, the problems and the named
 sources become counts, byte sums and a few paths. Every list here has a fixed maximum
-length and every path is cut to :data:`PATH_BYTES` bytes, so the brief stays within
+length and every path is cut to at most :data:`WHOLE_PATH_BYTES` bytes (to
+:data:`PATH_BYTES` or less only when the bound needs it), so the brief stays within
 :data:`MAX_STRUCTURED_BYTES` as compact JSON (and its text within
 :data:`~ledger_context.explain.readout.MAX_BRIEF_TEXT_BYTES`) for any ledger whose counts stay
 below :data:`MAX_COUNT` and byte sums below :data:`MAX_BYTES`.
@@ -25,8 +26,13 @@ from .shorten import shorten
 MAX_STRUCTURED_BYTES = 4096
 """The brief's structured output, as compact JSON, is at most this many UTF-8 bytes."""
 
+WHOLE_PATH_BYTES = 255
+"""Paths up to this many UTF-8 bytes are shown whole when the brief has room (issue 23):
+a path shown whole can be copied into ``explain --path``."""
+
 PATH_BYTES = 48
-"""Each path in the brief is cut to at most this many UTF-8 bytes (ellipsis included)."""
+"""The path bound the size proof holds for at any count: paths are never cut below it
+unless the first of :data:`BOUND_STEPS` does not fit (a ledger near a million documents)."""
 
 SPACE_BYTES = 160
 """The space's path is cut to at most this many UTF-8 bytes."""

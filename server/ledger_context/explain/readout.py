@@ -260,19 +260,37 @@ def brief_text(brief: Brief) -> str:
 
 def brief_readout(full: Explanation) -> tuple[Brief, str]:
     """The brief of ``full`` and its text, within :data:`MAX_BRIEF_TEXT_BYTES` and
-    :data:`~ledger_context.explain.brief.MAX_STRUCTURED_BYTES`: paths are cut shorter only if the
-    longest bound does not fit (a ledger near a million documents)."""
-    from .brief import BOUND_STEPS, MAX_STRUCTURED_BYTES, brief_of, structured_size
+    :data:`~ledger_context.explain.brief.MAX_STRUCTURED_BYTES`, with the largest path bound
+    that fits (at most :data:`~ledger_context.explain.brief.WHOLE_PATH_BYTES`): a path is cut
+    only if it is longer than that bound. Below the first of the proven ``BOUND_STEPS``
+    paths and the space are cut shorter only if it does not fit (near a million documents)."""
+    from .brief import BOUND_STEPS, MAX_STRUCTURED_BYTES, WHOLE_PATH_BYTES, brief_of, structured_size
 
-    for path_bytes, space_bytes in BOUND_STEPS:
+    def fitting(path_bytes: int, space_bytes: int) -> tuple[Brief, str] | None:
         brief = brief_of(full, path_bytes, space_bytes)
         text = brief_text(brief)
-        if (
+        fits = (
             len(text.encode("utf-8")) <= MAX_BRIEF_TEXT_BYTES
             and structured_size(brief) <= MAX_STRUCTURED_BYTES
-        ):
-            break
-    return brief, text
+        )
+        return (brief, text) if fits else None
+
+    for path_bytes, space_bytes in BOUND_STEPS:
+        found = fitting(path_bytes, space_bytes)
+        if found is None:
+            continue
+        # The brief shrinks as the bound does: search the largest bound that fits (8 tries).
+        low, high = path_bytes, WHOLE_PATH_BYTES
+        while low < high:
+            middle = (low + high + 1) // 2
+            larger = fitting(middle, space_bytes)
+            if larger is None:
+                high = middle - 1
+            else:
+                low, found = middle, larger
+        return found
+    worst = brief_of(full, *BOUND_STEPS[-1])  # the proof's case: it always fits
+    return worst, brief_text(worst)
 
 
 def path_text(answer: PathAnswer) -> str:
