@@ -7,6 +7,7 @@ so they cannot disagree; ``explain_budget`` reads the same :class:`ContextBuild`
 from __future__ import annotations
 
 import gc
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,9 @@ class ContextBuild:
     git: HeadSource | None = field(default=None, compare=False, repr=False)
     """Where HEAD is learnt, ``None`` when the build was made without provenance."""
     _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    built_at: float = field(default_factory=time.time, compare=False, repr=False)
+    """When the files were read (seconds since the epoch). A warm build is given again while
+    every file keeps its identity, so a reused build is older than the call that checked it."""
 
     @property
     def pack(self) -> str:
