@@ -26,6 +26,7 @@ from ..explain.full import Explanation, explain, explanation_data
 from ..explain.path import PathAnswer, explain_path
 from ..explain.readout import brief_readout, budget_text, path_text
 from ..model.fields import clean_text
+from ..model.kinds import pack_contents
 from ..pack.build import ContextBuild
 from ..pack.changes import check_since, since_receipt, unchanged_line
 from ..pack.paging import PAGE_BYTES, Page, page_of
@@ -197,10 +198,9 @@ def _register_get_context(tools: ToolRegistry, watcher: Watcher) -> None:
         name="get_context",
         title="Get the ledger context pack",
         description=(
-            "Call at the start of every task: the ledger's context pack (agents.md, active "
-            "harnesses and evals, current findings, accepted decisions, latest experiments), "
-            f"at most {ledgers.settings.cap_tokens} tokens. _meta holds its receipt (sha256, "
-            "size, freshness); pass since=<sha256> later to check it cheaply."
+            "Call at the start of every task: the ledger's context pack "
+            f"({pack_contents()}), at most {ledgers.settings.cap_tokens} tokens. _meta holds its "
+            "receipt (sha256, size, freshness); pass since=<sha256> later to check it cheaply."
         ),
     )
     async def get_context(
