@@ -282,3 +282,18 @@ async def test_the_receipt_says_stopped_when_nothing_watches(monkeypatch: pytest
     async with Client(create_server(DEMO), mode="auto") as client:
         result = await client.call_tool("get_context", {})
     assert (result.meta or {})["ledger-context/receipt"]["watcher"] == "stopped"
+
+
+async def test_the_receipt_says_starting_until_the_watcher_is_live(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def never_ready(*args: Any, **kwargs: Any) -> Any:
+        await anyio.sleep_forever()
+        yield set()  # pragma: no cover
+
+    monkeypatch.setattr(watch, "awatch", never_ready)
+    server_ = create_server(DEMO)
+    async with Client(server_, mode="legacy") as client:
+        with anyio.fail_after(10):  # the first build is made, then the watcher starts
+            while server_.notifier.watcher != "starting":
+                await anyio.sleep(0.01)
+        result = await client.call_tool("get_context", {})
+    assert (result.meta or {})["ledger-context/receipt"]["watcher"] == "starting"

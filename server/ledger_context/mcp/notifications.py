@@ -138,7 +138,7 @@ class ChangeNotifier:
                 await anyio.sleep(self.heartbeat)  # no space yet: look again later
                 await self.check()
                 continue
-            reasons = 0
+            self.watcher, reasons = "starting", 0
             async for reason in ledger_changes(watched, heartbeat=self.heartbeat, on_state=self._on_state):
                 reasons += 1
                 await self.check()

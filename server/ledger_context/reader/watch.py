@@ -32,9 +32,10 @@ POLL_MS = 500
 
 Reason = Literal["ready", "change", "heartbeat"]
 
-WatchState = Literal["running", "polling", "failed", "stopped"]
-"""How changes are being noticed: file events (``running``), by polling the files
-(``polling``), by the heartbeat's rescan alone (``failed``), or not at all (``stopped``)."""
+WatchState = Literal["starting", "running", "polling", "failed", "stopped"]
+"""How changes are being noticed: not yet (``starting``: the watcher is not live yet), by
+file events (``running``), by polling the files (``polling``), by the heartbeat's rescan
+alone (``failed``), or not at all (``stopped``: not watching, or no folder to watch)."""
 
 _TICK_MS = 250  # how often the watcher thread looks up: readiness and heartbeat counting
 
