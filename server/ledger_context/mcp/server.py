@@ -51,6 +51,7 @@ from mcp_types import Resource as MCPResource
 from .. import __version__
 from ..model.errors import LedgerContextError
 from ..pack.budget import DEFAULT_CAP_TOKENS
+from ..pack.measure import preload
 from ..pack.settings import Settings, make_settings
 from ..proof.audit import AuditLog
 from ..reader.space import display_path
@@ -288,6 +289,7 @@ def serve(
         log.drain(0.2)
 
     on_hard_exit(drain_log)
+    preload()  # a vocabulary takes about a second to load: never on a request's path
     try:
         serve_stdio(server._lowlevel_server, initialization_options(server))
     finally:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from typing import Annotated, Any
 from urllib.parse import unquote
@@ -29,6 +29,7 @@ from ..model.fields import clean_text
 from ..model.kinds import pack_contents
 from ..pack.build import ContextBuild
 from ..pack.changes import check_since, since_receipt, unchanged_line
+from ..pack.measure import Measured, measure
 from ..pack.paging import PAGE_BYTES, Page, page_of
 from ..pack.served import served_text
 from ..pack.settings import DETAILS, check_detail
@@ -115,10 +116,13 @@ async def served_document(build: ContextBuild, path: str) -> str:
     return await anyio.to_thread.run_sync(served_text, build, path)
 
 
-def receipt(build: ContextBuild, watcher: WatchState = "stopped") -> dict[str, Any]:
-    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``,
-    and how fresh they are: when the build read the files (``built_at``, UTC), how long ago
-    (``build_age_ms``), and how the server notices changes (``watcher``)."""
+def receipt(
+    build: ContextBuild, watcher: WatchState = "stopped", measured: tuple[Measured, ...] = ()
+) -> dict[str, Any]:
+    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``;
+    how fresh they are: when the build read the files (``built_at``, UTC), how long ago
+    (``build_age_ms``), and how the server notices changes (``watcher``); and ``measured``:
+    real tokenizers' counts beside the rule (spec §9)."""
     b = build.budgeted
     origin = build.provenance(refresh=False)
     now = time.time()
@@ -136,7 +140,15 @@ def receipt(build: ContextBuild, watcher: WatchState = "stopped") -> dict[str, A
         "built_at": datetime.fromtimestamp(build.built_at, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
         "build_age_ms": max(0, round((now - build.built_at) * 1000)),
         "watcher": watcher,
+        "measured": [asdict(m) for m in measured],
     }
+
+
+async def measured_of(build: ContextBuild) -> tuple[Measured, ...]:
+    """The pack's measured tokens, counted in a worker thread (once per pack: counts are
+    kept by SHA-256); a tokenizer still loading is not waited for."""
+    b = build.budgeted
+    return await anyio.to_thread.run_sync(lambda: measure(b.pack, b.tokens, sha256=b.sha256, wait=False))
 
 
 def _page_result(path: str, text: str, offset: int) -> CallToolResult:
@@ -173,7 +185,7 @@ def _explanation(
     if path is not None:
         answer = explain_path(build, path)
         return answer, path_text(answer)
-    full = replace(explain(build, "full"), audit=audit_state)
+    full = replace(explain(build, "full", wait=False), audit=audit_state)
     if detail == "full":
         return full, budget_text(full)
     return brief_readout(full)
@@ -209,7 +221,8 @@ def _register_get_context(tools: ToolRegistry, watcher: Watcher) -> None:
         check_detail(detail)
         held = check_since(since)
         build = await build_for(ledgers, roots)
-        budgeted, meta, arguments = build.budgeted, receipt(build, watcher()), {"detail": detail}
+        budgeted, arguments = build.budgeted, {"detail": detail}
+        meta = receipt(build, watcher(), await measured_of(build))
         if held is not None:  # the pack's bytes never depend on since; the answer may
             meta["since"] = since_receipt(held, budgeted, ledgers.served.blocks(held))
             arguments["since"] = held
