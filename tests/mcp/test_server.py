@@ -42,8 +42,8 @@ async def test_every_description_of_the_pack_states_the_kind_table() -> None:
     async with Client(create_server(DEMO), mode="legacy") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         prompt = await client.get_prompt("start-task", {"task": "t"})
-        assert f"— {contents}, as title lines" in (client.instructions or "")
-    assert f"bytes): {contents} (title lines" in (tools["get_context"].description or "")
+        assert contents not in (client.instructions or "")  # said once, where get_context is
+    assert f"context pack ({contents}), at most" in (tools["get_context"].description or "")
     assert f"experiment ledger: {contents}. Follow" in prompt.messages[0].content.text  # type: ignore[union-attr]
 
 

@@ -54,7 +54,6 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..model.errors import LedgerContextError
-from ..model.kinds import pack_contents
 from ..pack.budget import DEFAULT_CAP_TOKENS
 from ..pack.measure import preload
 from ..pack.settings import Settings, make_settings
@@ -95,19 +94,11 @@ logger = logging.getLogger("ledger_context")
 DEFAULT_SETTINGS = Settings()
 
 _INSTRUCTIONS = """\
-ledger-context serves this repository's experiment ledger (.ledger/: agents.md, harnesses, \
-evals, findings, decisions, experiments).
-- At the start of every task, call get_context once: it returns the context pack, a \
-deterministic digest of the ledger capped at {cap_tokens} tokens (1 token = 4 UTF-8 bytes) — \
-{pack_contents}, as title lines and frontmatter.
-- If something you expected seems missing, call explain_budget with its path: it says \
-where that document went and why (kept, truncated, dropped, withheld, not selected, \
-skipped). Without a path it gives a short summary of the budget; detail "full" lists \
-every block, but can be large.
-- To read a document in full, call read_document with the path shown in brackets in the \
-pack's title lines (e.g. .ledger/decisions/0007-use-jwt.md). A long document comes in \
-pages; the last line of a page says how to continue. (Clients that read resources can \
-also read ledger://document/<path>.)"""
+ledger-context serves this repository's experiment ledger (.ledger/).
+- Start every task with get_context: the context pack, capped at {cap_tokens} tokens. Later, \
+pass since=<its receipt's sha256>: an unchanged pack costs one line.
+- Something missing? explain_budget with its path says where it went and why.
+- read_document gives a document in full, by the path in brackets in a title line."""
 
 
 # What results may be cached for (2026-07-28 ``ttlMs``/``cacheScope``; the SDK strips
@@ -303,7 +294,7 @@ def create_server(
     server = LedgerServer(
         name="ledger-context",
         version=__version__,
-        instructions=_INSTRUCTIONS.format(cap_tokens=settings.cap_tokens, pack_contents=pack_contents()),
+        instructions=_INSTRUCTIONS.format(cap_tokens=settings.cap_tokens),
         cache_hints=CACHE_HINTS,
         subscriptions=bus,
         lifespan=watching,
@@ -312,7 +303,7 @@ def create_server(
     )
     server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit), notifier
     _serve_changes(server, notifier)
-    register_tools(ToolRegistry(server, ledgers, server.recorder))
+    register_tools(ToolRegistry(server, ledgers, server.recorder), lambda: notifier.watcher)
     register_resources(server, ledgers, server.recorder)
     register_prompt(server, ledgers, server.recorder)
     return server

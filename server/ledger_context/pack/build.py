@@ -7,6 +7,7 @@ so they cannot disagree; ``explain_budget`` reads the same :class:`ContextBuild`
 from __future__ import annotations
 
 import gc
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,9 @@ class ContextBuild:
     """Where HEAD is learnt, ``None`` when the build was made without provenance."""
     _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     undeclared_class: str | None = None
+    built_at: float = field(default_factory=time.time, compare=False, repr=False)
+    """When the files were read (seconds since the epoch). A warm build is given again while
+    every file keeps its identity, so a reused build is older than the call that checked it."""
 
     def withholds(self, data_class: str | None) -> bool:
         """True if this build's ceiling keeps a source of ``data_class`` out (spec §7)."""
