@@ -470,7 +470,9 @@ class HttpServer:
 
 
 @asynccontextmanager
-async def bearer_client(url: str, token: str | None, mode: str = "legacy") -> AsyncIterator[Any]:
+async def bearer_client(
+    url: str, token: str | None, mode: str = "legacy", **options: Any
+) -> AsyncIterator[Any]:
     """An SDK client of ``url`` over Streamable HTTP sending ``token`` as its bearer token."""
     import httpx2
     from mcp import Client
@@ -479,6 +481,6 @@ async def bearer_client(url: str, token: str | None, mode: str = "legacy") -> As
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=TIMEOUT) as http,
-        Client(streamable_http_client(url, http_client=http), mode=mode) as client,  # type: ignore[arg-type]
+        Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client,  # type: ignore[arg-type]
     ):
         yield client

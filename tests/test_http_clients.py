@@ -96,3 +96,17 @@ def test_the_readme_gives_the_conformance_count_of_the_baseline() -> None:
     assert total - passing == len(listed) == len(set(listed))
     assert (REPO / ".ci/conformance.sh").read_text(encoding="utf-8").count("--expected-failures") == 1
     assert ".ci/conformance.sh" in (REPO / ".ci/run").read_text(encoding="utf-8")
+
+
+def test_the_http_load_benchmark_answers_every_call_with_the_clis_pack() -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bench/http_load.py"), "--clients", "3", "--calls", "4"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+    assert "12 of 12 calls answered" in done.stdout
+    assert "unanswered: 0; packs differing from the CLI's: 0" in done.stdout
+    assert re.search(r"latency p50 [\d.]+ ms, p95 [\d.]+ ms", done.stdout)

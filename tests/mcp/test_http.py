@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from conftest import HttpServer, Issuer, bearer_client, doc, text_of, write_ledger
 from ledger_context.mcp.auth import AuthOptions
@@ -317,3 +317,57 @@ async def test_sigterm_answers_a_request_in_flight(tmp_path: Path) -> None:
     assert len(answers) == 1 and answers[0].count("title: Trial ") == 10  # the 10 latest experiments
     assert status in (0, -15)
     assert any("Application shutdown complete" in line for line in running.log)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_change_notifications_arrive_over_http_and_follow_only_public_documents(
+    tmp_path: Path, issuer: Issuer, mode: str
+) -> None:
+    space = write_ledger(tmp_path / "space", DOCS)
+    heard: list[str] = []
+
+    async def on_message(message: object) -> None:
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            heard.append(str(message.params.uri))  # type: ignore[attr-defined]
+
+    async def until_heard(count: int) -> None:
+        with anyio.fail_after(20):  # a file event, else the 15 s heartbeat's rescan
+            while len(heard) < count:
+                await anyio.sleep(0.05)
+
+    with HttpServer(
+        "--space", str(space), "--no-audit", "--public-url", RESOURCE,
+        "--auth-issuer", Issuer.URL, "--auth-jwks", str(issuer.jwks_path),
+    ) as running:  # fmt: skip
+        token = issuer.token(RESOURCE, "ledger:restricted")
+        handler = {"message_handler": on_message} if mode == "legacy" else {}  # auto: the stream
+        async with (
+            bearer_client(running.url, token, mode, **handler) as client,
+            anyio.create_task_group() as tasks,
+        ):
+            if mode == "legacy":
+                with pytest.warns(MCPDeprecationWarning):
+                    await client.subscribe_resource("ledger://pack")
+            else:
+                tasks.start_soon(_listen, client, heard)
+            await anyio.sleep(1.0)  # the watcher is ready and the stream open
+            _rewrite(space / SECRET_PATHS[0], "title: ", "title: Re ")
+            await anyio.sleep(3.0)  # a change under confidential: nobody is told
+            assert heard == []
+            _rewrite(space / ".ledger/decisions/0001-open.md", "Open", "Opened")
+            await until_heard(1)
+            tasks.cancel_scope.cancel()
+    assert heard == ["ledger://pack"]
+
+
+def _rewrite(path: Path, old: str, new: str) -> None:
+    """Replace ``old`` by ``new`` in ``path`` at once (a rename), as editors save."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    temporary.replace(path)
+
+
+async def _listen(client: object, heard: list[str]) -> None:
+    async with client.listen(resource_subscriptions=["ledger://pack"]) as stream:  # type: ignore[attr-defined]
+        async for event in stream:
+            heard.append(str(getattr(event, "uri", "")))
