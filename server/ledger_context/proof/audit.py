@@ -44,9 +44,10 @@ AUDIT_ENV = "LEDGER_AUDIT"
 DEFAULT_KEEP_DAYS = 90
 BUSY_TIMEOUT_MS = 10_000
 QUEUE_SIZE = 1000
-_SCHEMA_VERSION = 2
-_ADDED_COLUMNS = (("subject", "TEXT"), ("client_id", "TEXT"))
-"""Columns version 2 added to ``calls``: a version-1 log gains them, empty, when opened."""
+_SCHEMA_VERSION = 3
+_ADDED_COLUMNS = (("measured", "TEXT"), ("subject", "TEXT"), ("client_id", "TEXT"))
+"""Columns added to ``calls`` after version 1 (``measured`` in 2, ``subject`` and
+``client_id`` in 3): an older log gains them, empty, when opened."""
 _REOPEN_AFTER_S = 30.0
 
 _SCHEMA = """
@@ -76,6 +77,7 @@ CREATE TABLE IF NOT EXISTS calls (
     dirty INTEGER,
     fingerprint TEXT NOT NULL,
     document_sha256 TEXT,
+    measured TEXT,
     subject TEXT,
     client_id TEXT
 );
@@ -111,6 +113,9 @@ class CallRecord:
     fingerprint: str
     document_sha256: str | None = None
     pid: int = 0
+    measured: str | None = None
+    """Real tokenizers' counts of the pack as JSON, ``{tokenizer: {"tokens", "drift",
+    "library"}}`` (spec §9: beside the rule, never instead); ``None``: none counted."""
     subject: str | None = None
     client_id: str | None = None
 
