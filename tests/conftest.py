@@ -471,16 +471,21 @@ class HttpServer:
 
 @asynccontextmanager
 async def bearer_client(
-    url: str, token: str | None, mode: str = "legacy", **options: Any
+    url: str,
+    token: str | None,
+    mode: str = "legacy",
+    hooks: dict[str, list[Any]] | None = None,
+    **options: Any,
 ) -> AsyncIterator[Any]:
-    """An SDK client of ``url`` over Streamable HTTP sending ``token`` as its bearer token."""
+    """An SDK client of ``url`` over Streamable HTTP sending ``token`` as its bearer token
+    (``hooks``: httpx event hooks; ``options`` go to the client)."""
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=TIMEOUT) as http,
+        httpx2.AsyncClient(headers=headers, timeout=TIMEOUT, event_hooks=hooks) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client,  # type: ignore[arg-type]
     ):
         yield client

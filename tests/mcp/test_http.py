@@ -299,17 +299,25 @@ async def test_sigterm_answers_a_request_in_flight(tmp_path: Path) -> None:
     space = write_ledger(tmp_path / "big", files)
     running = HttpServer("--space", str(space), "--no-audit")
     answers: list[str] = []
+    calling = anyio.Event()
+
+    async def sending(request: httpx2.Request) -> None:
+        if b'"tools/call"' in request.content:
+            calling.set()
+
     try:
-        async with bearer_client(running.url, None, "auto") as client:
+        async with bearer_client(running.url, None, "auto", {"request": [sending]}) as client:
             await client.call_tool("get_context", {})  # connected, and the first build done
             write_ledger(space, {name: text.replace("Run", "Trial") for name, text in files.items()})
+            calling = anyio.Event()
             async with anyio.create_task_group() as tasks:
 
                 async def call() -> None:
                     answers.append(text_of(await client.call_tool("get_context", {})))
 
                 tasks.start_soon(call)
-                await anyio.sleep(0.3)  # sent, and the build under way
+                await calling.wait()
+                await anyio.sleep(0.2)  # sent, and the build of the rewritten ledger under way
                 running.process.send_signal(15)
     except BaseExceptionGroup as gone:  # the client's goodbye finds the server gone: expected
         assert gone.subgroup(httpx2.ConnectError) is not None and answers, gone

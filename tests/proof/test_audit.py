@@ -289,7 +289,7 @@ def test_a_version_1_log_gains_the_identity_columns_and_keeps_its_rows(tmp_path:
     db.execute(_VERSION_1_CALLS)
     db.execute("CREATE TABLE packs (sha256 TEXT PRIMARY KEY, bytes INTEGER NOT NULL, body BLOB NOT NULL)")
     old = record("old pack")
-    columns = [f for f in audit._FIELDS if f not in ("subject", "client_id")]
+    columns = [f for f in audit._FIELDS if f not in ("measured", "subject", "client_id")]
     values = [getattr(old, f) for f in columns]
     names = ", ".join("commit_id" if c == "commit" else c for c in columns)
     db.execute(f"INSERT INTO calls ({names}) VALUES ({', '.join('?' * len(values))})", values)
