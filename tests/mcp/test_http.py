@@ -378,3 +378,28 @@ async def _listen(client: object, heard: list[str]) -> None:
     async with client.listen(resource_subscriptions=["ledger://pack"]) as stream:  # type: ignore[attr-defined]
         async for event in stream:
             heard.append(str(getattr(event, "uri", "")))
+
+
+async def test_a_real_server_refuses_a_large_body_and_a_fast_identity_with_jsonrpc_errors(
+    space: Path, issuer: Issuer
+) -> None:
+    with HttpServer(
+        "--space", str(space), "--no-audit", "--public-url", RESOURCE, "--max-body", "2000",
+        "--rate-limit", "1", "--burst", "3",
+        "--auth-issuer", Issuer.URL, "--auth-jwks", str(issuer.jwks_path),
+    ) as running:  # fmt: skip
+        alice, bob = issuer.token(RESOURCE, sub="alice"), issuer.token(RESOURCE, sub="bob")
+        async with httpx2.AsyncClient() as http:
+            large = await http.post(
+                running.url,
+                content=b'{"padding": "' + b"x" * 4985 + b'"}',
+                headers={"Authorization": f"Bearer {alice}", "Content-Type": "application/json"},
+            )
+        assert large.status_code == 413
+        assert large.json()["error"]["message"] == "request body too large: 5000 bytes, at most 2000"
+        statuses = [(await _status(running.url, alice)).status_code for _ in range(3)]
+        limited = await _status(running.url, alice)
+        assert (statuses, limited.status_code) == ([200, 200, 200], 429)
+        assert limited.headers["retry-after"].isdigit()
+        assert limited.json()["error"]["code"] == -32029
+        assert (await _status(running.url, bob)).status_code == 200  # another identity, its own bucket
