@@ -1,0 +1,83 @@
+"""Text into search terms, the same way for documents and queries (spec §10).
+
+The rule, written out in ``docs/decisions.md``: NFKC, then case folding; a term is a run
+of letters, digits and combining marks (Unicode categories L, N, M; ``_`` and all
+punctuation, symbols, spaces and controls separate terms); inside a run, the characters
+of scripts written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar,
+Yi) become overlapping bigrams (a lone such character is a term by itself); a term over
+:data:`MAX_TERM_CHARS` characters is not a term. One regular-expression pass: linear.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+MAX_TERM_CHARS = 64
+"""Longer runs (base64, minified text) are not terms: they would only fill the index."""
+
+_UNSPACED = (
+    "\u0e00-\u0eff"  # Thai, Lao
+    "\u1000-\u109f"  # Myanmar
+    "\u1780-\u17ff\u19e0-\u19ff"  # Khmer
+    "\u3005-\u3007\u3021-\u3029\u3031-\u3035"  # ideographic marks and numbers
+    "\u3040-\u30ff\u31f0-\u31ff"  # Hiragana, Katakana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
+    "\ua000-\ua4cf"  # Yi
+    "\U00020000-\U0003ffff"  # Han, supplementary planes
+)
+
+
+@cache
+def _pattern() -> re.Pattern[str]:
+    """Runs of unspaced characters, or runs of other word characters and marks.
+
+    ``\\w`` knows letters and digits but not combining marks (Devanagari vowel signs, say),
+    so the marks' ranges are taken from the running Python's Unicode database once.
+    """
+    marks: list[str] = []
+    # Combining marks lie in planes 0, 1 and 14 only (planes 2-13 and 15-16 hold Han,
+    # private use and unassigned code points): a scan of those planes is enough.
+    for first, last in ((0, 0x1FFFF), (0xE0000, 0xEFFFF)):
+        categories = map(unicodedata.category, map(chr, range(first, last + 1)))
+        start = -1
+        for code, category in enumerate(categories, start=first):
+            if category[0] == "M":
+                if start < 0:
+                    start = code
+            elif start >= 0:
+                marks.append(f"{re.escape(chr(start))}-{re.escape(chr(code - 1))}")
+                start = -1
+    mark_class = "".join(marks)
+    return re.compile(f"([{_UNSPACED}]+)|(?:[^\\W_{_UNSPACED}]|[{mark_class}])+")
+
+
+def normalise(text: str) -> str:
+    """NFKC, then case folding: how every text is compared."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def terms(text: str) -> list[str]:
+    """The terms of ``text``, in order, repeats kept."""
+    found: list[str] = []
+    for match in _pattern().finditer(normalise(text)):
+        run = match.group()
+        if match.group(1) is not None:
+            if len(run) == 1:
+                found.append(run)
+            else:
+                found.extend(run[i : i + 2] for i in range(len(run) - 1))
+        elif len(run) <= MAX_TERM_CHARS:
+            found.append(run)
+    return found
+
+
+def first_term_at(text: str, wanted: frozenset[str]) -> int | None:
+    """The character offset in ``text`` (not normalised) of the first run holding one
+    of ``wanted``, or ``None``. Runs are found in the text as written and normalised one
+    by one, so the offset points into what a person reads."""
+    for match in _pattern().finditer(text):
+        if not wanted.isdisjoint(terms(match.group())):
+            return match.start()
+    return None
