@@ -72,6 +72,7 @@ from long_builds import LongReps, LongResult, bench_long
 from long_ledgers import LONG_GENERATOR_VERSION, SHAPES, generate_long_space
 from machine import BENCH_DIR, load_average, log, machine_line
 from mcp_calls import McpResult, bench_mcp
+from measured import bench_measured, measured_lines
 from memory import child_cold_build
 from processes import NAIVE, PACK, bench_process, check_printed_pack, command, run_in_turn
 from profiling import profile_build
@@ -274,9 +275,12 @@ def main(argv: list[str] | None = None) -> int:
         long = run_long(spaces_dir, ledgers, args.quick)
         log("inputs built to be slow: a 100 KB heading line, a 2,000-deep folder chain")
         hostile = bench_hostile()
+        log("measured tokens: the cost of counting")
+        measured = bench_measured(spaces_dir, (100,) if args.quick else (100, 10_000))
         elapsed = time.perf_counter() - started
         text = report(header, raw_argv, short, long, elapsed, load_average())
         text += "\n" + "\n".join(hostile_lines(hostile)) + "\n"
+        text += "\n" + "\n".join(measured_lines(measured)) + "\n"
     print(text, end="")
     args.results.write_text(text, encoding="utf-8")
     log(f"wrote {args.results}")

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, REPO, require
 from ledger_context import __version__, build_context
 from ledger_context.mcp.server import create_server
 from ledger_context.model.classify import parse_ceiling
@@ -58,8 +58,9 @@ async def test_the_manifest_lists_the_servers_tools() -> None:
 
 @pytest.mark.anyio
 async def test_make_bundle_packs_a_bundle_that_starts_as_its_manifest_says(tmp_path: Path) -> None:
-    if shutil.which("npx") is None:  # never skipped: .ci/run installs Node when it is missing
-        pytest.fail("the bundle test needs Node.js 18+ and npx (Debian: apt-get install nodejs npm)")
+    require(
+        shutil.which("npx") is not None, "Node.js 18+ and npx (make bundle runs @anthropic-ai/mcpb)", "node"
+    )
     made = subprocess.run(
         ["make", "-s", "bundle", f"BUNDLE_DIR={tmp_path}"],
         cwd=REPO,
@@ -76,7 +77,7 @@ async def test_make_bundle_packs_a_bundle_that_starts_as_its_manifest_says(tmp_p
             "manifest.json",
             "pyproject.toml",
             "README.md",
-            "server/ledger_context/mcp_server.py",
+            "server/ledger_context/mcp/server.py",
         } <= names
         assert not [
             n for n in names if n.startswith(("tests/", "ledger_fixtures/", ".venv/")) or "__pycache__" in n

@@ -38,8 +38,14 @@ def test_pack_writes_exactly_the_pack_bytes() -> None:
 def test_pack_stats_go_to_stderr() -> None:
     result = run_cli("pack", "--space", str(DEMO), "--stats")
     assert result.stdout == build_context(DEMO).pack.encode("utf-8")
+    from ledger_context.explain.readout import measured_line
+    from ledger_context.pack.measure import measure
+
+    build = build_context(DEMO)
     expected = (
         "pack: 12216 bytes = 3054 tokens of a 6000-token cap (24000 bytes); 0 blocks dropped; not truncated\n"
+        + measured_line(measure(build.pack, build.budgeted.tokens))
+        + "\n"
     )
     assert result.stderr == expected.encode()
 
@@ -287,3 +293,21 @@ def test_a_full_disk_is_a_clear_error() -> None:
 def test_an_empty_cap_from_the_environment_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LEDGER_CAP_TOKENS", "")
     assert main(["pack", "--space", str(FIXTURES / "demo")]) == 2
+
+
+def test_check_advises_the_largest_cap_a_tokenizer_counts_within_the_cap(capsys) -> None:
+    from conftest import FIXTURES, check, check_json
+
+    status, text = check(FIXTURES / "overflow", capsys)
+    (advice,) = [line for line in text.splitlines() if line.startswith("Advice: ")]
+    assert advice == (
+        "Advice: o200k_base counts 6100 tokens, over the 6000-token cap; "
+        "--cap-tokens 5906 is the largest whose pack it counts within 6000"
+    )
+    assert status == 1  # the warning's status: advice never changes it
+    _, data = check_json(FIXTURES / "overflow", capsys)
+    assert data["advice"] == [
+        {"tokenizer": "o200k_base", "cap_tokens": 6000, "measured_tokens": 6100, "fitting_cap_tokens": 5906}
+    ]
+    _, demo = check_json(FIXTURES / "demo", capsys)
+    assert demo["advice"] == []

@@ -39,7 +39,7 @@ async def test_every_tool_resource_and_prompt_is_in_the_readme() -> None:
         ]
         names += [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
         names += [p.name for p in (await client.list_prompts()).prompts]
-    assert len(names) == 7
+    assert {"get_context", "ledger://pack", "start-task"} <= set(names)
     for name in names:
         assert f"`{name}" in README, name
 

@@ -12,9 +12,9 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
-from typing import NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from . import __version__
 from .model.classify import CLASSES
@@ -24,6 +24,10 @@ from .pack.build import ContextBuild, ContextBuilder
 from .pack.settings import Settings, make_settings
 from .proof.provenance import HeadSource
 from .reader.space import display_path, find_space, holds_ledger, space_from_environment
+
+if TYPE_CHECKING:
+    from .pack.fit import CapAdvice
+    from .reader.ledger import Ledger
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
 CAP_ENV = "LEDGER_CAP_TOKENS"
@@ -155,7 +159,7 @@ def _add_check(commands: _Commands, o: _Options) -> None:
     """``check``: every problem, and an exit status."""
     check = commands.add_parser(
         "check",
-        parents=[o.common, o.history],
+        parents=[o.common, o.budget, o.history],
         help="list every problem in the ledger; exit 0 clean, 1 warnings, 2 documents skipped",
         description="List every problem found in the ledger, with path, line, severity and how "
         "to fix it. Exit status: 0 clean, 1 warnings only, 2 documents skipped.",
@@ -305,6 +309,10 @@ def _cmd_pack(args: argparse.Namespace) -> int:
             f"{'truncated' if b.truncated else 'not truncated'}",
             file=sys.stderr,
         )
+        from .explain.readout import measured_line
+        from .pack.measure import measure
+
+        print(measured_line(measure(build.pack, b.tokens, sha256=b.sha256)), file=sys.stderr)
     _skipped_note(build)
     return 0
 
@@ -349,8 +357,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .reader.check import check_ledger
     from .reader.ledger import read_ledger
 
+    settings = _options(args)
     with _space(args) as (space, shown, _):
-        report = check_ledger(read_ledger(space))
+        ledger = read_ledger(space)
+        report = check_ledger(ledger)
+    advice = _cap_advice(ledger, settings)
     if args.json:
         import json
 
@@ -368,12 +379,31 @@ def _cmd_check(args: argparse.Namespace) -> int:
                 }
                 for p in report.problems
             ],
+            "advice": [asdict(a) for a in advice],
         }
         _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         loader = "" if report.yaml_loader == "libyaml" else f" (YAML read by the {report.yaml_loader} loader)"
-        _write(f"Checked {shown}{loader}\n" + problems_text(report.problems, report.selected))
+        lines = "".join(f"Advice: {a.text()}\n" for a in advice)
+        _write(f"Checked {shown}{loader}\n" + problems_text(report.problems, report.selected) + lines)
     return report.exit_status
+
+
+def _cap_advice(ledger: Ledger, settings: Settings) -> list[CapAdvice]:
+    """Where a real tokenizer counts the pack over its cap, the largest cap that fits it
+    (spec §9: advice, never a change to the pack or the exit status)."""
+    from .pack.budget import apply_budget
+    from .pack.fit import cap_advice
+    from .pack.measure import TOKENIZERS
+    from .pack.select import select
+
+    blocks = select(ledger.documents, settings.ceiling).blocks
+    budgeted = apply_budget(blocks, settings.cap_tokens)
+    if budgeted.pack_bytes <= settings.cap_tokens:  # a token is at least a byte: it fits, unloaded
+        return []
+    pack = budgeted.pack
+    found = (cap_advice(blocks, pack, settings.cap_tokens, spec.name) for spec in TOKENIZERS)
+    return [advice for advice in found if advice is not None]
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """Issue 15: the budget page, as a file and as the MCP Apps view, in a real headless chromium.
 
-The browser is Debian's ``/usr/bin/chromium`` (``make test`` installs it); no request may
-leave the page.
+The browser is Debian's ``/usr/bin/chromium`` (``make browser`` installs it; without it these
+tests skip, and fail under CI); no request may leave the page.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, Route
 
-from browser import chromium
-from conftest import FIXTURES, Files, doc
+from browser import CHROMIUM, chromium
+from conftest import FIXTURES, Files, doc, require
 from ledger_context import build_context
 from ledger_context.cli import main
 from ledger_context.explain.full import explain, explanation_data
@@ -28,6 +28,7 @@ EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    require(CHROMIUM.is_file(), f"headless chromium at {CHROMIUM}", "browser")
     with chromium() as b:
         yield b
 

@@ -117,4 +117,4 @@ async def test_the_server_keeps_answering_when_the_space_path_is_not_utf8(tmp_pa
         result = await client.call_tool("get_context", {})
         assert result.is_error and "gone\\xe9" in result.content[0].text  # type: ignore[union-attr]
         assert (await client.call_tool("explain_budget", {})).is_error
-        assert len((await client.list_tools()).tools) == 3  # still answering
+        assert (await client.list_tools()).tools  # still answering

@@ -10,6 +10,7 @@ from mcp import Client, StdioServerParameters
 
 from conftest import FIXTURES, text_of
 from ledger_context.mcp.server import create_server
+from ledger_context.model.kinds import pack_contents
 
 pytestmark = pytest.mark.anyio
 DEMO = FIXTURES / "demo"
@@ -33,3 +34,13 @@ async def test_instructions_state_the_cap_in_force_and_bad_details_are_not_echoe
         assert "capped at 1000 tokens" in (client.instructions or "")
         result = await client.call_tool("get_context", {"detail": "x" * 100_000})
         assert result.is_error and len(result.content[0].text) < 200  # type: ignore[union-attr]
+
+
+async def test_every_description_of_the_pack_states_the_kind_table() -> None:
+    contents = pack_contents()
+    async with Client(create_server(DEMO), mode="legacy") as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        prompt = await client.get_prompt("start-task", {"task": "t"})
+        assert f"— {contents}, as title lines" in (client.instructions or "")
+    assert f"bytes): {contents} (title lines" in (tools["get_context"].description or "")
+    assert f"experiment ledger: {contents}. Follow" in prompt.messages[0].content.text  # type: ignore[union-attr]

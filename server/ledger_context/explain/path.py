@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ..model.errors import InvalidArgumentError
-from ..model.kinds import EXPERIMENTS_IN_PACK
+from ..model.kinds import EXPERIMENTS_IN_PACK, KIND, statuses_text
 from ..pack.build import ContextBuild
 from ..pack.select import GROUP_OF_KIND, GROUPS, newest_first
 from ..reader.ledger import Document
@@ -38,7 +38,6 @@ PROBLEMS_SHOWN = 2
 
 Where = Literal["kept", "truncated", "dropped", "withheld", "not_selected", "skipped", "not_in_ledger"]
 
-_SELECTING_STATUS = {"harness": "active", "eval": "active", "finding": "current", "decision": "accepted"}
 _GROUP_NAME = {number: name for number, name, _ in GROUPS}
 
 
@@ -120,9 +119,10 @@ def _not_selected(build: ContextBuild, document: Document) -> str:
             f"only the {EXPERIMENTS_IN_PACK} latest are selected"
         )
     status = "none" if document.status is None else repr(shorten(document.status, VALUE_BYTES))
+    wanted = statuses_text(KIND[kind], quote="'")
     return (
         f"not selected: its status is {status}; group {GROUP_OF_KIND[kind]} "
-        f"({_GROUP_NAME[GROUP_OF_KIND[kind]]}) takes status '{_SELECTING_STATUS[kind]}'"
+        f"({_GROUP_NAME[GROUP_OF_KIND[kind]]}) takes status {wanted}"
     )
 
 

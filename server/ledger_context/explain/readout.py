@@ -7,18 +7,20 @@ structured data stays the source of truth. No document text appears here either.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..model.problems import SEVERITIES, Problem
 
 if TYPE_CHECKING:  # types only: `check` reads this module and never needs pydantic
-    from .brief import Brief
+    from ..pack.measure import Measured
+    from .brief import Brief, MeasuredLine
     from .full import Explanation, PackTotals
     from .path import PathAnswer
 
-MAX_BRIEF_TEXT_BYTES = 2048
-"""The brief's text is at most this many UTF-8 bytes (issue 15; see :mod:`.brief`)."""
+MAX_BRIEF_TEXT_BYTES = 3072
+"""The brief's text is at most this many UTF-8 bytes (issue 15; see :mod:`.brief`): 2 KB for
+the rule's figures, and room for one line of measured tokens with its advice (spec §9)."""
 
 
 def _row(cells: Iterable[object], widths: list[int]) -> str:
@@ -49,6 +51,18 @@ def _provenance(pack: PackTotals, short: bool = False) -> str:
         state = " (dirty)" if pack.dirty else state
         commit, fingerprint = commit[:12], fingerprint[:16]
     return f"commit {commit}{state}; fingerprint {fingerprint}"
+
+
+def measured_line(measured: Sequence[Measured | MeasuredLine]) -> str:
+    """Real tokenizers' counts on one line (spec §9): each figure with its tokenizer,
+    library and version, exact or estimate, and its drift; those not measured, with why."""
+    parts = [m.text() for m in measured if m.tokens is not None]
+    missing: dict[str, list[str]] = {}
+    for m in measured:
+        if m.tokens is None:
+            missing.setdefault(m.note or "", []).append(m.tokenizer)
+    parts += [f"{', '.join(names)}: not measured ({note})" for note, names in missing.items()]
+    return "Measured (not the rule): " + ("; ".join(parts) or "no tokenizer")
 
 
 def budget_text(explanation: Explanation) -> str:
@@ -87,6 +101,9 @@ def _totals_lines(e: Explanation) -> list[str]:
     ]
     if e.audit is not None:
         lines.append(f"Audit log: {e.audit}")
+    if e.measured:
+        lines.append(measured_line(e.measured))
+    lines += [f"Advice: {advice.text()}" for advice in e.advice]
     lines.append("")
     return lines
 
@@ -251,6 +268,9 @@ def brief_text(brief: Brief) -> str:
         )
     if b.audit is not None:
         lines.append(f"Audit log: {b.audit}")
+    if b.measured:
+        lines.append(measured_line(b.measured))
+    lines += [f"Advice: {advice.text()}" for advice in b.advice]
     lines.append(b.more)
     return "\n".join(lines) + "\n"
 

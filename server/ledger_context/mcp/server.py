@@ -4,6 +4,7 @@ This module is the entry point: :func:`create_server` puts together the pieces, 
 a module named for its job:
 
 - :mod:`~ledger_context.mcp.tools`: ``get_context``, ``explain_budget``, ``read_document``;
+- :mod:`~ledger_context.mcp.registry`: a tool is one registration (recording, errors);
 - :mod:`~ledger_context.mcp.resources`: ``ledger://pack``, ``ledger://document/{+path}``
   and the prompt ``start-task``;
 - :mod:`~ledger_context.mcp.ledgers`: the space of a request and one builder per space;
@@ -49,7 +50,9 @@ from mcp_types import Resource as MCPResource
 
 from .. import __version__
 from ..model.errors import LedgerContextError
+from ..model.kinds import pack_contents
 from ..pack.budget import DEFAULT_CAP_TOKENS
+from ..pack.measure import preload
 from ..pack.settings import Settings, make_settings
 from ..proof.audit import AuditLog
 from ..reader.space import display_path
@@ -58,6 +61,7 @@ from .error_map import ERROR_CODES, mcp_error
 from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris
 from .notifications import ChangeNotifier
 from .record import REQUEST, Recorder
+from .registry import ToolRegistry
 from .resources import DOCUMENT_TEMPLATE, PACK_URI, register_prompt, register_resources
 from .stderr_log import configure_logging, cut
 from .stdio import on_hard_exit, serve_stdio
@@ -90,8 +94,7 @@ ledger-context serves this repository's experiment ledger (.ledger/: agents.md, 
 evals, findings, decisions, experiments).
 - At the start of every task, call get_context once: it returns the context pack, a \
 deterministic digest of the ledger capped at {cap_tokens} tokens (1 token = 4 UTF-8 bytes) — \
-agents.md, active harnesses and evals, current findings, accepted decisions and the 10 \
-latest experiments, as title lines and frontmatter.
+{pack_contents}, as title lines and frontmatter.
 - If something you expected seems missing, call explain_budget with its path: it says \
 where that document went and why (kept, truncated, dropped, withheld, not selected, \
 skipped). Without a path it gives a short summary of the budget; detail "full" lists \
@@ -255,7 +258,7 @@ def create_server(
     server = LedgerServer(
         name="ledger-context",
         version=__version__,
-        instructions=_INSTRUCTIONS.format(cap_tokens=settings.cap_tokens),
+        instructions=_INSTRUCTIONS.format(cap_tokens=settings.cap_tokens, pack_contents=pack_contents()),
         cache_hints=CACHE_HINTS,
         subscriptions=bus,
         lifespan=watching,
@@ -263,7 +266,7 @@ def create_server(
     )
     server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit), notifier
     _serve_changes(server, notifier)
-    register_tools(server, ledgers, server.recorder)
+    register_tools(ToolRegistry(server, ledgers, server.recorder))
     register_resources(server, ledgers, server.recorder)
     register_prompt(server, ledgers, server.recorder)
     return server
@@ -295,6 +298,7 @@ def serve(
         log.drain(0.2)
 
     on_hard_exit(drain_log)
+    preload()  # a vocabulary takes about a second to load: never on a request's path
     try:
         serve_stdio(server._lowlevel_server, initialization_options(server))
     finally:

@@ -1,36 +1,36 @@
 """The three tools: ``get_context`` (the pack, a receipt in ``_meta``), ``explain_budget``
 (the breakdown as structured output) and ``read_document`` (one document, in pages).
 
-Each tool checks its arguments with the core (:mod:`~ledger_context.pack.settings`), builds,
-records the call and answers; every error becomes a tool error in
-:func:`~ledger_context.mcp.error_map.tool_error`.
+Each tool checks its arguments with the core (:mod:`~ledger_context.pack.settings`), builds
+and answers; :class:`~ledger_context.mcp.registry.ToolRegistry` records the answer and turns
+every error into a tool error.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Annotated, Any
 from urllib.parse import unquote
 
 import anyio.to_thread
-from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
-from mcp_types import CallToolResult, ListRootsResult, TextContent, ToolAnnotations
+from mcp.server.mcpserver import Context, ListRoots, Resolve
+from mcp_types import CallToolResult, ListRootsResult, TextContent
 from pydantic import ConfigDict, Field, RootModel
 
 from ..explain.brief import Brief
 from ..explain.full import Explanation, explain, explanation_data
 from ..explain.path import PathAnswer, explain_path
 from ..explain.readout import brief_readout, budget_text, path_text
-from ..model.errors import LedgerContextError
 from ..model.fields import clean_text
+from ..model.kinds import pack_contents
 from ..pack.build import ContextBuild
+from ..pack.measure import Measured, measure
 from ..pack.paging import PAGE_BYTES, Page, page_of
 from ..pack.served import served_text
 from ..pack.settings import DETAILS, check_detail
 from .apps import VIEW_META
-from .error_map import tool_error
 from .ledgers import DOCUMENT_PREFIX, Ledgers
-from .record import Recorder
+from .registry import Answer, ToolRegistry
 
 RECEIPT_KEY = "ledger-context/receipt"
 """``_meta`` key of ``get_context``'s receipt: the figures ``explain_budget`` reports."""
@@ -39,7 +39,6 @@ PAGE_KEY = "ledger-context/page"
 """``_meta`` key of ``read_document``'s page: offset, next_offset (``None`` on the last
 page), bytes and total_bytes, all in bytes of the UTF-8 text."""
 
-_READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 _DETAIL_SCHEMA = {"type": "string", "enum": list(DETAILS), "default": "brief"}
 DetailArg = Annotated[
     Any,
@@ -113,8 +112,9 @@ async def served_document(build: ContextBuild, path: str) -> str:
     return await anyio.to_thread.run_sync(served_text, build, path)
 
 
-def receipt(build: ContextBuild) -> dict[str, Any]:
-    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``."""
+def receipt(build: ContextBuild, measured: tuple[Measured, ...] = ()) -> dict[str, Any]:
+    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``,
+    and ``measured``: real tokenizers' counts beside the rule (spec §9)."""
     b = build.budgeted
     origin = build.provenance(refresh=False)
     return {
@@ -128,7 +128,15 @@ def receipt(build: ContextBuild) -> dict[str, Any]:
         "commit": origin.commit,
         "dirty": origin.dirty,
         "fingerprint": origin.fingerprint,
+        "measured": [asdict(m) for m in measured],
     }
+
+
+async def measured_of(build: ContextBuild) -> tuple[Measured, ...]:
+    """The pack's measured tokens, counted in a worker thread (once per pack: counts are
+    kept by SHA-256); a tokenizer still loading is not waited for."""
+    b = build.budgeted
+    return await anyio.to_thread.run_sync(lambda: measure(b.pack, b.tokens, sha256=b.sha256, wait=False))
 
 
 def _page_result(path: str, text: str, offset: int) -> CallToolResult:
@@ -165,86 +173,78 @@ def _explanation(
     if path is not None:
         answer = explain_path(build, path)
         return answer, path_text(answer)
-    full = replace(explain(build, "full"), audit=audit_state)
+    full = replace(explain(build, "full", wait=False), audit=audit_state)
     if detail == "full":
         return full, budget_text(full)
     return brief_readout(full)
 
 
-def register_tools(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
-    """Register ``get_context``, ``explain_budget`` and ``read_document`` on ``server``."""
-    _register_get_context(server, ledgers, recorder)
-    _register_explain_budget(server, ledgers, recorder)
-    _register_read_document(server, ledgers, recorder)
+def register_tools(tools: ToolRegistry) -> None:
+    """Register ``get_context``, ``explain_budget`` and ``read_document``."""
+    _register_get_context(tools)
+    _register_explain_budget(tools)
+    _register_read_document(tools)
 
 
-def _register_get_context(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
-    @server.tool(
+def _register_get_context(tools: ToolRegistry) -> None:
+    ledgers = tools.ledgers
+
+    @tools.tool(
         name="get_context",
         title="Get the ledger context pack",
         description=(
             "Call once at the start of a task. Returns the context pack of the experiment "
             f"ledger as plain text: at most {ledgers.settings.cap_tokens} tokens (1 token = 4 UTF-8 "
-            "bytes): agents.md, active harnesses and evals, current findings, accepted decisions and "
-            "the 10 latest experiments (title lines and frontmatter). Deterministic: the same "
+            f"bytes): {pack_contents()} (title lines and frontmatter). Deterministic: the same "
             "ledger gives the same bytes. _meta carries a receipt (bytes, tokens, sha256)."
         ),
-        annotations=_READ_ONLY,
-        structured_output=False,
     )
-    async def get_context(ctx: Context, roots: RootsArg, detail: DetailArg = "brief") -> CallToolResult:
-        try:
-            build = await _tool_build(ledgers, roots, detail)
-        except Exception as exc:
-            return tool_error(exc)
-        recorder.record(call="get_context", arguments={"detail": detail}, build=build, ctx=ctx)
-        return CallToolResult(
+    async def get_context(ctx: Context, roots: RootsArg, detail: DetailArg = "brief") -> Answer:
+        build = await _tool_build(ledgers, roots, detail)
+        result = CallToolResult(
             content=[TextContent(type="text", text=build.pack)],
-            _meta={RECEIPT_KEY: receipt(build)},
+            _meta={RECEIPT_KEY: receipt(build, await measured_of(build))},
         )
+        return Answer(result, build, {"detail": detail})
 
 
-def _register_explain_budget(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
-    @server.tool(
+def _register_explain_budget(tools: ToolRegistry) -> None:
+    ledgers, recorder = tools.ledgers, tools.recorder
+
+    @tools.tool(
         name="explain_budget",
         title="Explain the context pack's budget",
         description=(
             "Call when something seems missing from get_context's pack. detail='brief' (the "
-            "default, under 2 KB of text and 4 KB of data for any ledger): the 4-bytes-per-token "
+            "default, under 3 KB of text and 5 KB of data for any ledger): the 4-bytes-per-token "
             "rule and the cap, pack totals and SHA-256, one line per group, documents per kind, "
             "the blocks not kept per group, problem counts, the data classes and what a ceiling "
             "withheld. path='<ledger path>': where that one document went and why (under 1 KB). "
             "detail='full': every block, source, withheld source and problem; it can be large "
             "(hundreds of KB on a big ledger). Contains no document text."
         ),
-        annotations=_READ_ONLY,
+        output=ExplainResult,
         meta=VIEW_META,
     )
     async def explain_budget(
         ctx: Context, roots: RootsArg, detail: DetailArg = "brief", path: ExplainPathArg = None
-    ) -> Annotated[CallToolResult, ExplainResult]:
-        try:
-            build = await _tool_build(ledgers, roots, detail)
-        except Exception as exc:
-            return tool_error(exc)
-        recorder.record(
-            call="explain_budget", arguments={"detail": detail, "path": path}, build=build, ctx=ctx
-        )
-        try:
-            data, text = _explanation(build, detail, path, recorder.state)
-        except LedgerContextError as exc:
-            return tool_error(exc)
-        return CallToolResult(
+    ) -> Answer:
+        build = await _tool_build(ledgers, roots, detail)
+        data, text = _explanation(build, detail, path, recorder.state)
+        result = CallToolResult(
             content=[TextContent(type="text", text=text)],
             structured_content=(
                 explanation_data(data) if isinstance(data, Explanation) else data.model_dump(mode="json")
             ),
             _meta={RECEIPT_KEY: receipt(build)},
         )
+        return Answer(result, build, {"detail": detail, "path": path})
 
 
-def _register_read_document(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
-    @server.tool(
+def _register_read_document(tools: ToolRegistry) -> None:
+    ledgers = tools.ledgers
+
+    @tools.tool(
         name="read_document",
         title="Read a ledger document",
         description=(
@@ -255,28 +255,11 @@ def _register_read_document(server: MCPServer, ledgers: Ledgers, recorder: Recor
             "page's offset, next_offset and total_bytes. Documents withheld by the data-class "
             "ceiling and paths outside the ledger are refused."
         ),
-        annotations=_READ_ONLY,
-        structured_output=False,
     )
-    async def read_document(
-        roots: RootsArg, ctx: Context, path: PathArg, offset: OffsetArg = 0
-    ) -> CallToolResult:
-        try:
-            build = await build_for(ledgers, roots)
-        except Exception as exc:
-            return tool_error(exc)
+    async def read_document(roots: RootsArg, ctx: Context, path: PathArg, offset: OffsetArg = 0) -> Answer:
+        build = await build_for(ledgers, roots)
         if path.startswith(DOCUMENT_PREFIX):
             path = unquote(path[len(DOCUMENT_PREFIX) :])
-        try:
-            result = _page_result(path, await served_document(build, path), offset)
-        except LedgerContextError as exc:
-            return tool_error(exc)
+        result = _page_result(path, await served_document(build, path), offset)
         accepted = next(d for d in build.ledger.documents if d.path == path)
-        recorder.record(
-            call="read_document",
-            arguments={"path": path, "offset": offset},
-            build=build,
-            ctx=ctx,
-            document_sha256=accepted.sha256,
-        )
-        return result
+        return Answer(result, build, {"path": path, "offset": offset}, accepted.sha256)

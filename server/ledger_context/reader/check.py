@@ -14,7 +14,7 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..model.document import SELECTING_STATUS
+from ..model.kinds import KIND
 from ..model.problems import Problem, problem_sort_key
 from .frontmatter import full_loader, libyaml_available, yaml_env_problem
 from .ledger import Ledger
@@ -64,9 +64,7 @@ def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
     problems.extend(_loader_problems())
     problems.extend(_normalisation_twins(ledger))
     problems.sort(key=problem_sort_key)
-    selected = frozenset(
-        d.path for d in ledger.documents if d.status is not None and SELECTING_STATUS.get(d.kind) == d.status
-    )
+    selected = frozenset(d.path for d in ledger.documents if KIND[d.kind].titled(d.status))
     return CheckReport(problems, selected, full_loader())
 
 
