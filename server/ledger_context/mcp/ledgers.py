@@ -17,6 +17,7 @@ from mcp_types import ListRootsResult
 from ..pack.build import ContextBuild, ContextBuilder
 from ..pack.settings import Settings
 from ..reader.space import display_path, find_space, holds_ledger
+from ..search.inverted import SearchIndex
 
 logger = logging.getLogger("ledger_context")
 
@@ -30,6 +31,7 @@ class Ledgers:
         self.explicit_space = explicit_space
         self.settings = settings
         self._builders: dict[Path, ContextBuilder] = {}
+        self._indexes: dict[Path, SearchIndex] = {}
         self._lock = threading.Lock()
         self._logged: Path | None = None
         self.from_roots: Path | None = None
@@ -71,6 +73,12 @@ class Ledgers:
             build = builder.build()
             build.provenance()  # git is asked here, in the worker thread, never on the event loop
             return build
+
+    def search_index(self, space: Path) -> SearchIndex:
+        """The search index of ``space``, kept while the server runs so that a search
+        after an edit re-reads only the postings of the documents that changed."""
+        with self._lock:
+            return self._indexes.setdefault(space, SearchIndex())
 
 
 def _root_path(uri: str) -> Path | None:

@@ -63,6 +63,7 @@ from .notifications import ChangeNotifier
 from .record import REQUEST, Recorder
 from .registry import ToolRegistry
 from .resources import DOCUMENT_TEMPLATE, PACK_URI, register_prompt, register_resources
+from .search_tool import register_search
 from .stderr_log import configure_logging, cut
 from .stdio import on_hard_exit, serve_stdio
 from .tools import PAGE_KEY, RECEIPT_KEY, receipt, register_tools, served_document
@@ -266,7 +267,9 @@ def create_server(
     )
     server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit), notifier
     _serve_changes(server, notifier)
-    register_tools(ToolRegistry(server, ledgers, server.recorder))
+    tools = ToolRegistry(server, ledgers, server.recorder)
+    register_tools(tools)
+    register_search(tools)
     register_resources(server, ledgers, server.recorder)
     register_prompt(server, ledgers, server.recorder)
     return server

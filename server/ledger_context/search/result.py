@@ -2,7 +2,7 @@
 
 :func:`search` is the one core function behind the CLI's ``search`` and the MCP tool. It
 searches only what the build accepted and its ceiling lets through (the rest is never
-indexed), ranks by BM25F (:mod:`.index`), then newest ``updated_at``, then path, and
+indexed), ranks by BM25F (:mod:`.inverted`), then newest ``updated_at``, then path, and
 returns a :class:`SearchResult` whose text (:func:`search_text`) and compact JSON each
 stay within their byte bound.
 """
@@ -19,7 +19,7 @@ from ..model.document import KINDS, Document
 from ..model.errors import InvalidArgumentError
 from ..model.fields import clean_text
 from ..pack.build import ContextBuild
-from .index import FIELDS, SCALE, SearchIndex
+from .inverted import FIELDS, SCALE, SearchIndex
 from .terms import first_term_at, terms
 
 DEFAULT_LIMIT = 10
@@ -101,9 +101,13 @@ def query_terms(query: Any) -> list[str]:
 def check_search_arguments(kind: Any, limit: Any) -> None:
     """Raise for a kind outside :data:`KINDS` (or ``None``) or a limit outside 1–50."""
     if kind is not None and kind not in KINDS:
-        raise InvalidArgumentError(f"unknown kind {clean_text(str(kind))[:40]!r}: use one of {', '.join(KINDS)}")
+        raise InvalidArgumentError(
+            f"unknown kind {clean_text(str(kind))[:40]!r}: use one of {', '.join(KINDS)}"
+        )
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise InvalidArgumentError(f"limit must be a whole number from 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT})")
+        raise InvalidArgumentError(
+            f"limit must be a whole number from 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT})"
+        )
 
 
 def in_scope(build: ContextBuild) -> tuple[Document, ...]:
@@ -155,13 +159,29 @@ def search(
     return _bounded(result)
 
 
+PROMPT_HITS = 5
+"""How many hits the ``start-task`` prompt adds after the pack."""
+
+
+def task_search(build: ContextBuild, task: str, index: SearchIndex | None = None) -> SearchResult | None:
+    """The top :data:`PROMPT_HITS` hits for a task written in words, ``None`` when the
+    task holds no searchable term. A long task is searched by its first
+    :data:`MAX_QUERY_TERMS` distinct terms, never refused."""
+    wanted = list(dict.fromkeys(terms(task[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
+    if not wanted:
+        return None
+    return search(build, " ".join(wanted), None, PROMPT_HITS, index)
+
+
 def _order(score: int, document: Document) -> tuple[int, int, int, str]:
     """Higher score first; then dated before undated, newest first; then path."""
     updated = document.updated
     return (-score, 0 if updated else 1, -updated.key if updated else 0, document.path)
 
 
-def _hit(rank: int, document: Document, score: int, wanted: list[str], index: SearchIndex, in_pack: bool) -> Hit:
+def _hit(
+    rank: int, document: Document, score: int, wanted: list[str], index: SearchIndex, in_pack: bool
+) -> Hit:
     found = [[t for t in wanted if index.counts(t, document.path)[field]] for field in range(len(FIELDS))]
     return Hit(
         rank=rank,
@@ -223,19 +243,28 @@ def search_text(result: SearchResult) -> str:
         f"({scope}{result.searched} searched; BM25F, then newest, then path)"
     ]
     for hit in result.hits:
-        facts = [hit.kind, hit.status or "no status", hit.updated_at or "undated", hit.data_class or "no class"]
+        facts = [
+            hit.kind,
+            hit.status or "no status",
+            hit.updated_at or "undated",
+            hit.data_class or "no class",
+        ]
         if hit.in_pack:
             facts.append("in the pack")
         lines.append(f"{hit.rank}. {hit.path} [{', '.join(facts)}] score {hit.score:.3f}")
         lines.append(f"   {hit.title}")
         matched = "; ".join(
             f"{name} {', '.join(found)}"
-            for name, found in zip(FIELDS, (hit.matched.title, hit.matched.frontmatter, hit.matched.body))
+            for name, found in zip(
+                FIELDS, (hit.matched.title, hit.matched.frontmatter, hit.matched.body), strict=True
+            )
             if found
         )
         lines.append(f"   matched: {matched}")
         if hit.excerpt:
             lines.append(f"   {hit.excerpt}")
     if result.omitted:
-        lines.append(f"({result.omitted} more hits left out to stay under {MAX_TEXT_BYTES} bytes: lower limit)")
+        lines.append(
+            f"({result.omitted} more hits left out to stay under {MAX_TEXT_BYTES} bytes: lower limit)"
+        )
     return "\n".join(lines) + "\n"
