@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import doc, write_ledger
 from ledger_context.pack.build import build_context
-from ledger_context.search.inverted import B, K1, SCALE, WEIGHTS, SearchIndex, postings_of
+from ledger_context.search.inverted import K1, SCALE, WEIGHTS, B, SearchIndex, postings_of
 
 
 def _documents(tmp_path: Path):
