@@ -4,6 +4,7 @@ This module is the entry point: :func:`create_server` puts together the pieces, 
 a module named for its job:
 
 - :mod:`~ledger_context.mcp.tools`: ``get_context``, ``explain_budget``, ``read_document``;
+- :mod:`~ledger_context.mcp.search_tool`: ``search_ledger``;
 - :mod:`~ledger_context.mcp.registry`: a tool is one registration (recording, errors);
 - :mod:`~ledger_context.mcp.resources`: ``ledger://pack``, ``ledger://document/{+path}``
   and the prompt ``start-task``;
@@ -100,6 +101,9 @@ deterministic digest of the ledger capped at {cap_tokens} tokens (1 token = 4 UT
 where that document went and why (kept, truncated, dropped, withheld, not selected, \
 skipped). Without a path it gives a short summary of the budget; detail "full" lists \
 every block, but can be large.
+- To find documents the pack does not hold (a decision about your task, say), call \
+search_ledger with a few words of the task: ranked hits with their paths, what each \
+matched, and whether the pack already holds it.
 - To read a document in full, call read_document with the path shown in brackets in the \
 pack's title lines (e.g. .ledger/decisions/0007-use-jwt.md). A long document comes in \
 pages; the last line of a page says how to continue. (Clients that read resources can \
