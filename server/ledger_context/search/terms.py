@@ -36,7 +36,7 @@ def _pattern() -> re.Pattern[str]:
     ``\\w`` knows letters and digits but not combining marks (Devanagari vowel signs, say),
     so the marks' ranges are taken from the running Python's Unicode database once.
     """
-    marks: list[str] = []
+    marks: list[tuple[int, int]] = []
     # Combining marks lie in planes 0, 1 and 14 only (planes 2-13 and 15-16 hold Han,
     # private use and unassigned code points): a scan of those planes is enough.
     for first, last in ((0, 0x1FFFF), (0xE0000, 0xEFFFF)):
@@ -47,10 +47,17 @@ def _pattern() -> re.Pattern[str]:
                 if start < 0:
                     start = code
             elif start >= 0:
-                marks.append(f"{re.escape(chr(start))}-{re.escape(chr(code - 1))}")
+                marks.append((start, code - 1))
                 start = -1
-    mark_class = "".join(marks)
-    return re.compile(f"([{_UNSPACED}]+)|(?:[^\\W_{_UNSPACED}]|[{mark_class}])+")
+    # Ranges past U+FFFF keep the engine from using a bitmap: they get a class of their own.
+    bmp = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in marks if b < 0x10000)
+    other = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in marks if a >= 0x10000)
+    return re.compile(f"[{_UNSPACED}]+|(?:[^\\W_{_UNSPACED}]|[{bmp}]|[{other}])+")
+
+
+_UNSPACED_CHAR = re.compile(f"[{_UNSPACED}]")
+_ASCII = re.compile("[a-z0-9]+")
+"""What :func:`_pattern` finds in ASCII text once case-folded, found faster."""
 
 
 def normalise(text: str) -> str:
@@ -60,10 +67,15 @@ def normalise(text: str) -> str:
 
 def terms(text: str) -> list[str]:
     """The terms of ``text``, in order, repeats kept."""
+    normal = normalise(text)
+    if normal.isascii():  # the common case: ASCII letters (folded to lower case) and digits
+        return [run for run in _ASCII.findall(normal) if len(run) <= MAX_TERM_CHARS]
+    runs: list[str] = _pattern().findall(normal)
+    if _UNSPACED_CHAR.search(normal) is None:  # the common case: no bigrams to make
+        return [run for run in runs if len(run) <= MAX_TERM_CHARS]
     found: list[str] = []
-    for match in _pattern().finditer(normalise(text)):
-        run = match.group()
-        if match.group(1) is not None:
+    for run in runs:
+        if _UNSPACED_CHAR.match(run) is not None:  # a run of unspaced characters only
             if len(run) == 1:
                 found.append(run)
             else:
