@@ -71,8 +71,8 @@ def _write(space: Path, documents: int) -> dict[str, int]:
         body = " ".join(rng.choices(vocabulary, weights, k=rng.randint(80, 200)))
         status = rng.choice(("current", "draft", "accepted", "done"))
         text = (
-            f"---\ntitle: {title}\nstatus: {status}\nupdated_at: 2026-{1 + index % 12:02d}-{1 + index % 28:02d}\n"
-            f"---\n\n# {title}\n\n{body}\n"
+            f"---\ntitle: {title}\nstatus: {status}\n"
+            f"updated_at: 2026-{1 + index % 12:02d}-{1 + index % 28:02d}\n---\n\n# {title}\n\n{body}\n"
         )
         path = space / ".ledger" / folder / f"{index // 1000:03d}" / f"doc-{index:06d}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -153,14 +153,16 @@ def report(name: str, space: Path) -> None:
     share = statistics.median(builds) / statistics.median(cold)
     print(
         f"| {name} | {len(scope):,} | {title:.1%} | {body:.1%} | {p50 * 1e3:.1f} ms | {p95 * 1e3:.1f} ms "
-        f"| {statistics.median(builds):.2f} s = {share:.0%} of {statistics.median(cold):.2f} s | {memory / 2**20:.0f} MiB |"
+        f"| {statistics.median(builds):.2f} s = {share:.0%} of {statistics.median(cold):.2f} s "
+        f"| {memory / 2**20:.0f} MiB |"
     )
 
 
 def main(argv: list[str]) -> int:
     sizes = [int(n) for n in argv[1].split(",")] if len(argv) > 1 else [1000, 10_000, 50_000]
     print(
-        "| ledger | documents | title words in top 5 | rare body words in top 5 | warm p50 | warm p95 | index build vs cold build | index memory |"
+        "| ledger | documents | title words in top 5 | rare body words in top 5 | warm p50 | warm p95 "
+        "| index build vs cold build | index memory |"
     )
     print("|:---|---:|---:|---:|---:|---:|---:|---:|")
     for documents in sizes:
