@@ -53,21 +53,33 @@ def postings_of(document: Document) -> Postings:
     return Postings(counts, (title.total(), frontmatter.total(), body.total()))
 
 
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """What the index keeps of one document: which terms to unlink on removal, and the
+    field lengths (the counts themselves live in the inverted lists)."""
+
+    key: tuple[str, str]
+    terms: tuple[str, ...]
+    lengths: Counts
+
+
 class SearchIndex:
     """An inverted index over a set of documents, brought up to date with :meth:`sync`.
 
     Safe to share between threads: :meth:`sync` and :meth:`scores` run under one lock
     (held by the caller through :attr:`lock`), so a search sees one set of documents.
+    A document whose bytes and title did not change keeps its postings across syncs.
     """
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.documents: dict[str, Document] = {}
-        self._postings: dict[str, Postings] = {}
-        self._by_content: dict[tuple[str, str], Postings] = {}
+        self._entries: dict[str, _Entry] = {}
         self._inverted: dict[str, dict[str, Counts]] = {}
+        self._shared: dict[Counts, Counts] = {}
         self._totals = [0, 0, 0]
         self._impacts: dict[str, dict[str, float]] = {}
+        self._norms: dict[str, tuple[float, float, float]] | None = None
         self._synced: object = None
 
     def sync(self, documents: tuple[Document, ...], token: object) -> None:
@@ -88,40 +100,45 @@ class SearchIndex:
 
     def _sync(self, documents: tuple[Document, ...]) -> None:
         wanted = {document.path: document for document in documents}
-        for path in [p for p, d in self.documents.items() if _content(wanted.get(p)) != _content(d)]:
+        for path in [p for p, e in self._entries.items() if p not in wanted or _key(wanted[p]) != e.key]:
             self._remove(path)
         for path, document in wanted.items():
-            if path not in self.documents:
+            if path not in self._entries:
                 self._add(document)
             self.documents[path] = document
-        self._by_content = {_key(d): self._postings[p] for p, d in self.documents.items()}
 
     def _add(self, document: Document) -> None:
-        postings = self._by_content.get(_key(document)) or postings_of(document)
+        postings = postings_of(document)
         path = document.path
-        self._postings[path] = postings
-        inverted = self._inverted
+        inverted, shared = self._inverted, self._shared
         for term, counts in postings.counts.items():
+            # The same few count triples recur millions of times: keep one of each.
+            counts = shared.setdefault(counts, counts)
             holders = inverted.get(term)
             if holders is None:  # setdefault would build a dict for every term
                 inverted[term] = {path: counts}
             else:
                 holders[path] = counts
+        self._entries[path] = _Entry(_key(document), tuple(postings.counts), postings.lengths)
         for index in range(3):
             self._totals[index] += postings.lengths[index]
-        self._impacts.clear()
+        self._changed()
 
     def _remove(self, path: str) -> None:
-        postings = self._postings.pop(path)
+        entry = self._entries.pop(path)
         del self.documents[path]
-        for term in postings.counts:
+        for term in entry.terms:
             holders = self._inverted[term]
             del holders[path]
             if not holders:
                 del self._inverted[term]
         for index in range(3):
-            self._totals[index] -= postings.lengths[index]
+            self._totals[index] -= entry.lengths[index]
+        self._changed()
+
+    def _changed(self) -> None:
         self._impacts.clear()
+        self._norms = None
 
     def counts(self, term: str, path: str) -> Counts:
         """How often ``term`` occurs in each field of the document at ``path``."""
@@ -136,6 +153,24 @@ class SearchIndex:
                 total[path] = total.get(path, 0.0) + impact
         return {path: round(score * SCALE) for path, score in total.items()}
 
+    def _field_norms(self) -> dict[str, tuple[float, float, float]]:
+        """``w_f / (1 − b + b · len_f / avg_f)`` per document and field, kept until the
+        index changes (a field no document has gets 0: no term can be counted in it)."""
+        if self._norms is None:
+            n = len(self._entries)
+            averages = [total / n if n else 0.0 for total in self._totals]
+
+            def norm(field: int, length: int) -> float:
+                if not averages[field]:
+                    return 0.0
+                return WEIGHTS[field] / (1.0 - B + B * length / averages[field])
+
+            self._norms = {
+                path: (norm(0, e.lengths[0]), norm(1, e.lengths[1]), norm(2, e.lengths[2]))
+                for path, e in self._entries.items()
+            }
+        return self._norms
+
     def _impact(self, term: str) -> dict[str, float]:
         """``idf(term) · tf / (K1 + tf)`` for each document holding ``term``, where ``tf``
         is the weighted, length-normalised count (BM25F); kept until the index changes."""
@@ -143,17 +178,14 @@ class SearchIndex:
         if cached is not None:
             return cached
         holders = self._inverted.get(term, {})
-        n = len(self.documents)
+        n = len(self._entries)
         idf = math.log(1.0 + (n - len(holders) + 0.5) / (len(holders) + 0.5))
-        averages = [total / n if n else 0.0 for total in self._totals]
+        norms = self._field_norms()
         impacts: dict[str, float] = {}
-        for path, counts in holders.items():
-            lengths = self._postings[path].lengths
-            tf = 0.0
-            for index in range(3):
-                if counts[index]:
-                    norm = 1.0 - B + B * lengths[index] / averages[index]
-                    tf += WEIGHTS[index] * counts[index] / norm
+        for path, (title, frontmatter, body) in holders.items():
+            norm = norms[path]
+            # Terms of fields with a zero count add exactly 0.0, so the sum is the rule's.
+            tf = title * norm[0] + frontmatter * norm[1] + body * norm[2]
             impacts[path] = idf * tf / (K1 + tf)
         if len(self._impacts) >= 4096:  # a bound on memory, whatever the queries
             self._impacts.clear()
@@ -165,7 +197,3 @@ def _key(document: Document) -> tuple[str, str]:
     """What a document's postings depend on: its bytes (SHA-256) and its title (which can
     come from the file name)."""
     return document.sha256, document.title
-
-
-def _content(document: Document | None) -> tuple[str, str] | None:
-    return None if document is None else _key(document)

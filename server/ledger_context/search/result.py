@@ -9,6 +9,7 @@ stay within their byte bound.
 
 from __future__ import annotations
 
+import heapq
 import json
 from typing import Any
 
@@ -137,14 +138,13 @@ def search(
         index.sync(scope, scope)
         scores = index.scores(wanted)
         documents = index.documents
-        ranked = sorted(
-            (path for path in scores if kind is None or documents[path].kind == kind),
-            key=lambda path: _order(scores[path], documents[path]),
-        )
+        matching = [path for path in scores if kind is None or documents[path].kind == kind]
+        # The first ``limit`` in the order, without sorting every match: O(n log limit).
+        ranked = heapq.nsmallest(limit, matching, key=lambda path: _order(scores[path], documents[path]))
         in_pack = {o.block.document.path for o in build.budgeted.blocks if o.kept_bytes > 0}
         hits = [
             _hit(rank, documents[path], scores[path], wanted, index, path in in_pack)
-            for rank, path in enumerate(ranked[:limit], start=1)
+            for rank, path in enumerate(ranked, start=1)
         ]
     result = SearchResult(
         query=_cut(clean_text(query), QUERY_BYTES),
@@ -152,7 +152,7 @@ def search(
         kind=kind,
         limit=limit,
         searched=len(scope),
-        matching=len(ranked),
+        matching=len(matching),
         hits=hits,
         omitted=0,
     )
