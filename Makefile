@@ -12,7 +12,7 @@ BUNDLE_DIR ?= dist
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint typecheck pytest pytest-pure-yaml browser node screenshot bench golden fixtures inspector bundle clean
+.PHONY: demo test lint typecheck pytest pytest-pure-yaml browser node screenshot bench golden fixtures inspector ts-client bundle clean
 
 # Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
@@ -91,6 +91,10 @@ fixtures: $(STAMP)
 ## inspector: drive the server with the MCP Inspector CLI (needs Node 20+; not part of CI)
 inspector: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" bash .ci/inspector.sh
+
+## ts-client: the TypeScript SDK client against the demo ledger (needs Node 18+ and npm)
+ts-client: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" bash .ci/ts_client.sh
 
 ## bundle: the MCP Bundle for Claude Desktop, dist/ledger-context-<version>.mcpb (needs Node 18+ and npx)
 bundle:

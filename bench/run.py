@@ -48,7 +48,8 @@ reader, not the disk. The measurements and their comparisons are described where
 are made: ``floors.py`` (stat, I/O, read-and-decode floors), ``naive.py`` (the naive
 python-frontmatter reader), ``builds.py`` (short-body cold, warm, one file touched),
 ``long_builds.py`` (long-body suite), ``processes.py`` (whole processes, run in turn),
-``memory.py`` (peak RSS in a fresh interpreter), ``mcp_calls.py`` (MCP over stdio), and
+``memory.py`` (peak RSS in a fresh interpreter), ``mcp_calls.py`` (MCP over stdio),
+``catalogue.py`` (the catalogue's bytes against its budget), and
 ``targets.py`` (every target, PASS/MISS). ``steps.py``, run on its own, times each step of the
 reader alone beside a cold build (``python bench/steps.py findings-2500``); ``compare.py``
 runs two versions' whole ``pack`` beside the naive reader, in turn.
@@ -66,6 +67,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from builds import ShortRun, bench_size
+from catalogue import catalogue_lines
+from catalogue import measure as measure_catalogue
 from hostile_packs import bench_hostile, hostile_lines
 from ledgers import GENERATOR_VERSION, Space, generate_space
 from long_builds import LongReps, LongResult, bench_long
@@ -280,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         elapsed = time.perf_counter() - started
         text = report(header, raw_argv, short, long, elapsed, load_average())
         text += "\n" + "\n".join(hostile_lines(hostile)) + "\n"
+        log("the catalogue over stdio: tools/list and the instructions")
         text += "\n" + "\n".join(measured_lines(measured)) + "\n"
+        text += "\n" + "\n".join(catalogue_lines(measure_catalogue())) + "\n"
     print(text, end="")
     args.results.write_text(text, encoding="utf-8")
     log(f"wrote {args.results}")

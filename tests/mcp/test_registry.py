@@ -59,8 +59,16 @@ async def test_a_registered_body_is_answered_recorded_and_its_errors_mapped(
         refused = await client.call_tool("echo", {"word": "refuse"})
         with caplog.at_level(logging.ERROR, logger="ledger_context"):
             crashed = await client.call_tool("echo", {"word": "crash"})
-    assert set(tool.input_schema["properties"]) == {"word"}  # no ctx, no roots
-    assert tool.output_schema is not None and tool.output_schema["title"] == "Echo"
+    assert tool.input_schema == {  # no ctx, no roots; shaped like every tool's (catalogue.py)
+        "properties": {"word": {"description": "A word", "type": "string"}},
+        "required": ["word"],
+        "type": "object",
+    }
+    assert tool.output_schema == {
+        "properties": {"word": {"type": "string"}},
+        "required": ["word"],
+        "type": "object",
+    }
     assert tool.annotations is not None and tool.annotations.read_only_hint is True
     assert (answered.is_error, text_of(answered), answered.structured_content) == (
         False,

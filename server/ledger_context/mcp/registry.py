@@ -19,6 +19,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
 
 from ..pack.build import ContextBuild
+from .catalogue import input_schema, output_schema
 from .error_map import tool_error
 from .ledgers import Ledgers
 from .record import Recorder
@@ -98,6 +99,18 @@ class ToolRegistry:
                 meta=meta,
                 structured_output=None if output is not None else False,
             )(call)
+            self._shape_schemas(name)
             return body
 
         return register
+
+    def _shape_schemas(self, name: str) -> None:
+        """Put the catalogue's shaped schemas (:mod:`~ledger_context.mcp.catalogue`) in
+        place of the SDK's, before anything lists them. The arguments are still checked
+        by the SDK's model and the structured output by the tool's own."""
+        registered = self.server._tool_manager.get_tool(name)  # the SDK offers no public setter
+        assert registered is not None
+        registered.parameters = input_schema(registered.parameters)
+        metadata = registered.fn_metadata
+        if metadata.output_schema is not None:
+            metadata.output_schema = output_schema(metadata.output_schema)

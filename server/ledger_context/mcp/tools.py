@@ -8,13 +8,17 @@ every error into a tool error.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import asdict, replace
+from datetime import UTC, datetime
 from typing import Annotated, Any
 from urllib.parse import unquote
 
 import anyio.to_thread
 from mcp.server.mcpserver import Context, ListRoots, Resolve
 from mcp_types import CallToolResult, ListRootsResult, TextContent
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, RootModel
 
 from ..explain.brief import Brief
@@ -24,10 +28,12 @@ from ..explain.readout import brief_readout, budget_text, path_text
 from ..model.fields import clean_text
 from ..model.kinds import pack_contents
 from ..pack.build import ContextBuild
+from ..pack.changes import check_since, since_receipt, unchanged_line
 from ..pack.measure import Measured, measure
 from ..pack.paging import PAGE_BYTES, Page, page_of
 from ..pack.served import served_text
 from ..pack.settings import DETAILS, check_detail
+from ..reader.watch import WatchState
 from .apps import VIEW_META
 from .ledgers import DOCUMENT_PREFIX, Ledgers
 from .registry import Answer, ToolRegistry
@@ -39,22 +45,23 @@ PAGE_KEY = "ledger-context/page"
 """``_meta`` key of ``read_document``'s page: offset, next_offset (``None`` on the last
 page), bytes and total_bytes, all in bytes of the UTF-8 text."""
 
+# The catalogue is budgeted (mcp/catalogue.py): descriptions say when to call what, once.
 _DETAIL_SCHEMA = {"type": "string", "enum": list(DETAILS), "default": "brief"}
-DetailArg = Annotated[
+DetailArg = Annotated[Any, Field(description="The same pack either way", json_schema_extra=_DETAIL_SCHEMA)]
+ExplainDetailArg = Annotated[
+    Any, Field(description="'full' lists every block and problem", json_schema_extra=_DETAIL_SCHEMA)
+]
+SinceArg = Annotated[
     Any,
     Field(
-        description="'brief' or 'full'. get_context returns the same pack for both (ADR-0028); "
-        "explain_budget lists every block and problem with 'full'.",
-        json_schema_extra=_DETAIL_SCHEMA,
+        description="The receipt sha256 of the pack you hold: if unchanged, a one-line answer",
+        json_schema_extra={"type": "string"},
     ),
 ]
-
-
 ExplainPathArg = Annotated[
     Any,
     Field(
-        description="A ledger path, e.g. .ledger/decisions/0007-use-jwt.md: answers for that one "
-        "document (where it went and why) instead of the whole budget; detail is then ignored.",
+        description="A ledger path, e.g. .ledger/decisions/0007-use-jwt.md: that document alone",
         json_schema_extra={"type": "string"},
     ),
 ]
@@ -68,12 +75,16 @@ class ExplainResult(RootModel[Brief | Explanation | PathAnswer]):
 
 
 async def _client_roots(ctx: Context) -> ListRoots | ListRootsResult:
+    """The client's roots, asked only as a fallback and only of a 2025-11-25 client: roots
+    are deprecated in 2026-07-28, where ``--space``, ``LEDGER_SPACE`` or the working
+    directory choose (asking would cost every call a round trip)."""
     ledgers = getattr(ctx.mcp_server, "ledgers", None)
     caps = ctx.client_capabilities
     if (
         (isinstance(ledgers, Ledgers) and ledgers.explicit_space is not None)
         or caps is None
         or caps.roots is None
+        or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
     ):
         return ListRootsResult(roots=[])
     return ListRoots()
@@ -81,16 +92,9 @@ async def _client_roots(ctx: Context) -> ListRoots | ListRootsResult:
 
 RootsArg = Annotated[ListRootsResult, Resolve(_client_roots)]
 PathArg = Annotated[
-    str,
-    Field(
-        description="The document's path as shown in brackets in a pack title line, relative "
-        "to the space, e.g. .ledger/decisions/0007-use-jwt.md (a ledger://document/ URI works too)"
-    ),
+    str, Field(description="The path in brackets in a pack title line, or its ledger://document/ URI")
 ]
-OffsetArg = Annotated[
-    int,
-    Field(ge=0, description="Byte offset to start at: 0, or the offset a previous page named"),
-]
+OffsetArg = Annotated[int, Field(ge=0, description="0, or the offset a page named")]
 
 
 async def build_for(ledgers: Ledgers, roots: ListRootsResult | None) -> ContextBuild:
@@ -112,11 +116,16 @@ async def served_document(build: ContextBuild, path: str) -> str:
     return await anyio.to_thread.run_sync(served_text, build, path)
 
 
-def receipt(build: ContextBuild, measured: tuple[Measured, ...] = ()) -> dict[str, Any]:
-    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``,
-    and ``measured``: real tokenizers' counts beside the rule (spec §9)."""
+def receipt(
+    build: ContextBuild, watcher: WatchState = "stopped", measured: tuple[Measured, ...] = ()
+) -> dict[str, Any]:
+    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``;
+    how fresh they are: when the build read the files (``built_at``, UTC), how long ago
+    (``build_age_ms``), and how the server notices changes (``watcher``); and ``measured``:
+    real tokenizers' counts beside the rule (spec §9)."""
     b = build.budgeted
     origin = build.provenance(refresh=False)
+    now = time.time()
     return {
         "bytes": b.pack_bytes,
         "tokens": b.tokens,
@@ -128,6 +137,9 @@ def receipt(build: ContextBuild, measured: tuple[Measured, ...] = ()) -> dict[st
         "commit": origin.commit,
         "dirty": origin.dirty,
         "fingerprint": origin.fingerprint,
+        "built_at": datetime.fromtimestamp(build.built_at, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "build_age_ms": max(0, round((now - build.built_at) * 1000)),
+        "watcher": watcher,
         "measured": [asdict(m) for m in measured],
     }
 
@@ -179,55 +191,63 @@ def _explanation(
     return brief_readout(full)
 
 
-def register_tools(tools: ToolRegistry) -> None:
-    """Register ``get_context``, ``explain_budget`` and ``read_document``."""
-    _register_get_context(tools)
-    _register_explain_budget(tools)
+Watcher = Callable[[], WatchState]
+"""How the server notices changes right now (the change notifier's state)."""
+
+
+def register_tools(tools: ToolRegistry, watcher: Watcher) -> None:
+    """Register ``get_context``, ``explain_budget`` and ``read_document``; their receipts
+    report ``watcher()``."""
+    _register_get_context(tools, watcher)
+    _register_explain_budget(tools, watcher)
     _register_read_document(tools)
 
 
-def _register_get_context(tools: ToolRegistry) -> None:
+def _register_get_context(tools: ToolRegistry, watcher: Watcher) -> None:
     ledgers = tools.ledgers
 
     @tools.tool(
         name="get_context",
         title="Get the ledger context pack",
         description=(
-            "Call once at the start of a task. Returns the context pack of the experiment "
-            f"ledger as plain text: at most {ledgers.settings.cap_tokens} tokens (1 token = 4 UTF-8 "
-            f"bytes): {pack_contents()} (title lines and frontmatter). Deterministic: the same "
-            "ledger gives the same bytes. _meta carries a receipt (bytes, tokens, sha256)."
+            "Call at the start of every task: the ledger's context pack "
+            f"({pack_contents()}), at most {ledgers.settings.cap_tokens} tokens. _meta holds its "
+            "receipt (sha256, size, freshness); pass since=<sha256> later to check it cheaply."
         ),
     )
-    async def get_context(ctx: Context, roots: RootsArg, detail: DetailArg = "brief") -> Answer:
-        build = await _tool_build(ledgers, roots, detail)
-        result = CallToolResult(
-            content=[TextContent(type="text", text=build.pack)],
-            _meta={RECEIPT_KEY: receipt(build, await measured_of(build))},
-        )
-        return Answer(result, build, {"detail": detail})
+    async def get_context(
+        ctx: Context, roots: RootsArg, detail: DetailArg = "brief", since: SinceArg = None
+    ) -> Answer:
+        check_detail(detail)
+        held = check_since(since)
+        build = await build_for(ledgers, roots)
+        budgeted, arguments = build.budgeted, {"detail": detail}
+        meta = receipt(build, watcher(), await measured_of(build))
+        if held is not None:  # the pack's bytes never depend on since; the answer may
+            meta["since"] = since_receipt(held, budgeted, ledgers.served.blocks(held))
+            arguments["since"] = held
+        ledgers.served.remember(budgeted)
+        text = unchanged_line(budgeted) if held == budgeted.sha256 else build.pack
+        result = CallToolResult(content=[TextContent(type="text", text=text)], _meta={RECEIPT_KEY: meta})
+        return Answer(result, build, arguments)
 
 
-def _register_explain_budget(tools: ToolRegistry) -> None:
+def _register_explain_budget(tools: ToolRegistry, watcher: Watcher) -> None:
     ledgers, recorder = tools.ledgers, tools.recorder
 
     @tools.tool(
         name="explain_budget",
         title="Explain the context pack's budget",
         description=(
-            "Call when something seems missing from get_context's pack. detail='brief' (the "
-            "default, under 3 KB of text and 5 KB of data for any ledger): the 4-bytes-per-token "
-            "rule and the cap, pack totals and SHA-256, one line per group, documents per kind, "
-            "the blocks not kept per group, problem counts, the data classes and what a ceiling "
-            "withheld. path='<ledger path>': where that one document went and why (under 1 KB). "
-            "detail='full': every block, source, withheld source and problem; it can be large "
-            "(hundreds of KB on a big ledger). Contains no document text."
+            "Call when something seems missing from the pack. With path: where that document "
+            "went and why. Without: a bounded summary (rule, totals, groups, what was not kept "
+            "or withheld); detail='full' lists every block (can be large). No document text."
         ),
         output=ExplainResult,
         meta=VIEW_META,
     )
     async def explain_budget(
-        ctx: Context, roots: RootsArg, detail: DetailArg = "brief", path: ExplainPathArg = None
+        ctx: Context, roots: RootsArg, detail: ExplainDetailArg = "brief", path: ExplainPathArg = None
     ) -> Answer:
         build = await _tool_build(ledgers, roots, detail)
         data, text = _explanation(build, detail, path, recorder.state)
@@ -236,7 +256,7 @@ def _register_explain_budget(tools: ToolRegistry) -> None:
             structured_content=(
                 explanation_data(data) if isinstance(data, Explanation) else data.model_dump(mode="json")
             ),
-            _meta={RECEIPT_KEY: receipt(build)},
+            _meta={RECEIPT_KEY: receipt(build, watcher())},
         )
         return Answer(result, build, {"detail": detail, "path": path})
 
@@ -248,12 +268,9 @@ def _register_read_document(tools: ToolRegistry) -> None:
         name="read_document",
         title="Read a ledger document",
         description=(
-            "Returns the full text of one ledger document the reader accepted, as plain text: "
-            "call it with the path shown in brackets in a pack title line when the frontmatter "
-            "is not enough. A document over 40,000 bytes comes in pages: a page that is not "
-            "the last ends with a line saying which offset to call next; _meta carries the "
-            "page's offset, next_offset and total_bytes. Documents withheld by the data-class "
-            "ceiling and paths outside the ledger are refused."
+            "The full text of one ledger document, when its frontmatter is not enough. A long "
+            "document comes in pages; a page's last line names the offset to call next. "
+            "Withheld documents are refused."
         ),
     )
     async def read_document(roots: RootsArg, ctx: Context, path: PathArg, offset: OffsetArg = 0) -> Answer:

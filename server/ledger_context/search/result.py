@@ -15,7 +15,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..model.classify import is_withheld
 from ..model.document import KINDS, Document
 from ..model.errors import InvalidArgumentError
 from ..model.fields import clean_text
@@ -116,7 +115,7 @@ def in_scope(build: ContextBuild) -> tuple[Document, ...]:
     memo = build._memo
     scope: tuple[Document, ...] | None = memo.get("search_scope")
     if scope is None:
-        scope = tuple(d for d in build.ledger.documents if not is_withheld(d.data_class, build.ceiling))
+        scope = tuple(d for d in build.ledger.documents if not build.withholds(d.data_class))
         memo["search_scope"] = scope
     return scope
 
