@@ -16,29 +16,16 @@ from pydantic import Field
 from ..model.document import KINDS
 from ..model.fields import clean_text
 from ..pack.build import ContextBuild
-from ..search.result import DEFAULT_LIMIT, MAX_LIMIT, MAX_TEXT_BYTES, SearchResult, search, search_text
+from ..search.result import DEFAULT_LIMIT, MAX_LIMIT, SearchResult, search, search_text
 from .registry import Answer, ToolRegistry
 from .tools import RootsArg, build_for
 
-QueryArg = Annotated[
-    Any,
-    Field(
-        description="Words to look for, e.g. 'jwt token expiry' (any language; at most 32 distinct words)",
-        json_schema_extra={"type": "string"},
-    ),
-]
-KindArg = Annotated[
-    Any,
-    Field(
-        description=f"Only documents of this kind: one of {', '.join(KINDS)}; omit for every kind",
-        json_schema_extra={"type": "string", "enum": list(KINDS)},
-    ),
-]
+QueryArg = Annotated[Any, Field(json_schema_extra={"type": "string"})]
+KindArg = Annotated[Any, Field(json_schema_extra={"type": "string", "enum": list(KINDS)})]
 LimitArg = Annotated[
     Any,
     Field(
-        description=f"How many hits at most, 1 to {MAX_LIMIT}",
-        json_schema_extra={"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+        json_schema_extra={"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}
     ),
 ]
 
@@ -55,16 +42,9 @@ def register_search(tools: ToolRegistry) -> None:
 
     @tools.tool(
         name="search_ledger",
-        title="Search the ledger",
-        description=(
-            "Finds the ledger documents that match words of your task, beyond the fixed pack "
-            "get_context gives: every accepted document of every kind (that the data-class "
-            "ceiling lets through), ranked by BM25F over title, frontmatter and body, then "
-            "newest, then path. Each hit has its path (for read_document and "
-            "explain_budget(path=...)), kind, title, status, updated_at, data class, score, the "
-            "words it matched per field, whether the pack already holds it, and a short excerpt. "
-            f"At most {MAX_LIMIT} hits and {MAX_TEXT_BYTES} bytes."
-        ),
+        title="Search",
+        # Short: the catalogue has a byte budget; the README and the output say the rest.
+        description="Ranked ledger documents for the task's words: path, matches, in_pack, excerpt.",
         output=SearchResult,
     )
     async def search_ledger(

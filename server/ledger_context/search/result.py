@@ -13,7 +13,7 @@ import heapq
 import json
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict
 
 from ..model.document import KINDS, Document
 from ..model.errors import InvalidArgumentError
@@ -39,8 +39,21 @@ _EXCERPT_BEFORE = 60
 """Characters of context shown before the first match."""
 
 
+def _lean(schema: dict[str, Any]) -> None:
+    """Drop the description and each property's title from a model's schema: the tool
+    catalogue has a byte budget, and the field names say it all."""
+    schema.pop("description", None)
+    for value in schema.get("properties", {}).values():
+        value.pop("title", None)
+
+
+_LEAN = ConfigDict(json_schema_extra=_lean)
+
+
 class Matched(BaseModel):
     """The query's terms found in each field of a document (normalised, query order)."""
+
+    model_config = _LEAN
 
     title: list[str]
     frontmatter: list[str]
@@ -48,32 +61,42 @@ class Matched(BaseModel):
 
 
 class Hit(BaseModel):
-    """One ranked document."""
+    """One ranked document: ``path`` is what ``read_document`` and ``explain_budget(path=…)``
+    take; ``title`` is cut to :data:`TITLE_BYTES`; ``updated_at`` is UTC or ``None``;
+    ``score`` the BM25F score rounded to 1e-9; ``in_pack`` whether the pack holds at least
+    a byte of it; ``excerpt`` the text around the first match (:data:`EXCERPT_BYTES`).
+    (Its schema carries no descriptions: the tool catalogue has a byte budget.)"""
 
-    rank: int = Field(description="1 for the best hit")
-    path: str = Field(description="The path read_document and explain_budget(path=...) accept")
+    model_config = _LEAN
+
+    rank: int
+    path: str
     kind: str
-    title: str = Field(description=f"Cut to {TITLE_BYTES} bytes")
+    title: str
     status: str | None
-    updated_at: str | None = Field(description="Normalised to UTC, or null when undated")
-    data_class: str | None = Field(description="Declared data class, 'unknown', or null")
-    score: float = Field(description="BM25F score, rounded to 1e-9")
+    updated_at: str | None
+    data_class: str | None
+    score: float
     matched: Matched
-    in_pack: bool = Field(description="True when get_context's pack already holds this document")
-    excerpt: str | None = Field(description=f"Text around the first match, at most {EXCERPT_BYTES} bytes")
+    in_pack: bool
+    excerpt: str | None
 
 
 class SearchResult(BaseModel):
-    """The answer to one search."""
+    """The answer to one search: the query cleaned and cut to :data:`QUERY_BYTES`, its
+    distinct terms, how many documents were searched and matched, the hits, and how many
+    were left out to stay within the byte bounds."""
 
-    query: str = Field(description=f"The query as given, cleaned and cut to {QUERY_BYTES} bytes")
-    terms: list[str] = Field(description="The query's distinct terms, as searched")
+    model_config = _LEAN
+
+    query: str
+    terms: list[str]
     kind: str | None
     limit: int
-    searched: int = Field(description="Documents searched (accepted and not withheld)")
-    matching: int = Field(description="Documents holding at least one term (of the kind asked)")
+    searched: int
+    matching: int
     hits: list[Hit]
-    omitted: int = Field(description="Hits left out to stay within the byte bound")
+    omitted: int
 
 
 def query_terms(query: Any) -> list[str]:
