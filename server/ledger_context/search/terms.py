@@ -31,7 +31,7 @@ _UNSPACED = (
 
 @cache
 def _pattern() -> re.Pattern[str]:
-    """Runs of unspaced characters, or runs of other word characters and marks.
+    """Runs of letters, digits and combining marks (unspaced pieces are split out after).
 
     ``\\w`` knows letters and digits but not combining marks (Devanagari vowel signs, say),
     so the marks' ranges are taken from the running Python's Unicode database once.
@@ -52,11 +52,19 @@ def _pattern() -> re.Pattern[str]:
     # Ranges past U+FFFF keep the engine from using a bitmap: they get a class of their own.
     bmp = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in marks if b < 0x10000)
     other = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in marks if a >= 0x10000)
-    return re.compile(f"[{_UNSPACED}]+|(?:[^\\W_{_UNSPACED}]|[{bmp}]|[{other}])+")
+    _MARKS.extend((re.compile(f"[{bmp}]"), re.compile(f"[{other}]")))
+    return re.compile(f"(?:[^\\W_]|[{bmp}]|[{other}])+")
+
+
+_MARKS: list[re.Pattern[str]] = []
+"""Combining marks (those of the BMP, then the others), filled by :func:`_pattern`."""
+_WORD = re.compile(r"[^\W_]+")
+"""What :func:`_pattern` finds in a text without marks or unspaced characters, faster."""
 
 
 _UNSPACED_CHAR = re.compile(f"[{_UNSPACED}]")
 _ASCII = re.compile("[a-z0-9]+")
+_UNSPACED_RUN = re.compile(f"([{_UNSPACED}]+)")
 """What :func:`_pattern` finds in ASCII text once case-folded, found faster."""
 
 
@@ -70,18 +78,20 @@ def terms(text: str) -> list[str]:
     normal = normalise(text)
     if normal.isascii():  # the common case: ASCII letters (folded to lower case) and digits
         return [run for run in _ASCII.findall(normal) if len(run) <= MAX_TERM_CHARS]
-    runs: list[str] = _pattern().findall(normal)
-    if _UNSPACED_CHAR.search(normal) is None:  # the common case: no bigrams to make
-        return [run for run in runs if len(run) <= MAX_TERM_CHARS]
+    pattern = _pattern()
+    if not any(marks.search(normal) for marks in _MARKS):  # no marks: letters and digits only
+        pattern = _WORD
+    if _UNSPACED_CHAR.search(normal) is None:  # no bigrams to make
+        return [run for run in pattern.findall(normal) if len(run) <= MAX_TERM_CHARS]
     found: list[str] = []
-    for run in runs:
-        if _UNSPACED_CHAR.match(run) is not None:  # a run of unspaced characters only
-            if len(run) == 1:
-                found.append(run)
-            else:
-                found.extend(run[i : i + 2] for i in range(len(run) - 1))
-        elif len(run) <= MAX_TERM_CHARS:
-            found.append(run)
+    # Odd parts are runs of unspaced characters, even parts the text between them.
+    for number, part in enumerate(_UNSPACED_RUN.split(normal)):
+        if number % 2 == 0:
+            found.extend(run for run in pattern.findall(part) if len(run) <= MAX_TERM_CHARS)
+        elif len(part) == 1:
+            found.append(part)
+        else:
+            found.extend(part[i : i + 2] for i in range(len(part) - 1))
     return found
 
 
