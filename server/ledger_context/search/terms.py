@@ -2,10 +2,11 @@
 
 The rule, written out in ``docs/decisions.md``: NFKC, then case folding; a term is a run
 of letters, digits and combining marks (Unicode categories L, N, M; ``_`` and all
-punctuation, symbols, spaces and controls separate terms); inside a run, the characters
-of scripts written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar,
-Yi) become overlapping bigrams (a lone such character is a term by itself); a term over
-:data:`MAX_TERM_CHARS` characters is not a term. One regular-expression pass: linear.
+punctuation, symbols, spaces and controls separate terms); but first every run of
+characters of the blocks of scripts written without spaces (Han, Hiragana, Katakana,
+Thai, Lao, Khmer, Myanmar, Yi) is cut out and gives its overlapping bigrams (a lone such
+character is a term by itself); a term over :data:`MAX_TERM_CHARS` characters is not a
+term. Regular-expression passes without backtracking: linear.
 """
 
 from __future__ import annotations
