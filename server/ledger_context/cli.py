@@ -124,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     options = _options_parsers()
-    for add in (_add_pack, _add_explain, _add_check, _add_serve, _add_audit):
+    for add in (_add_pack, _add_explain, _add_search, _add_check, _add_serve, _add_audit):
         add(commands, options)
     return parser
 
@@ -163,6 +163,23 @@ def _add_explain(commands: _Commands, o: _Options) -> None:
     explain.add_argument(
         "--html", metavar="FILE", help="write the budget as one self-contained HTML page to FILE"
     )
+
+
+def _add_search(commands: _Commands, o: _Options) -> None:
+    """``search``: the ranked documents for a query, as search_ledger gives them."""
+    search = commands.add_parser(
+        "search",
+        parents=[o.common, o.budget, o.history],
+        help="rank the ledger's documents for a query (BM25F), as the search_ledger tool does",
+        description="Rank every accepted document the ceiling lets through for QUERY: BM25F over "
+        "title, frontmatter and body, then newest, then path. The same hits as search_ledger.",
+    )
+    search.add_argument("query", metavar="QUERY", help="words to look for (quote several words)")
+    search.add_argument("--kind", metavar="K", help="only documents of this kind (harness, eval, ...)")
+    search.add_argument(
+        "--limit", metavar="N", type=int, default=10, help="at most N hits, 1 to 50 (default 10)"
+    )
+    search.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def _add_check(commands: _Commands, o: _Options) -> None:
@@ -403,6 +420,15 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_search(args: argparse.Namespace) -> int:
+    from .search.result import search, search_json, search_text
+
+    with _build(args, provenance=False) as (build, _):
+        result = search(build, _argument_text(args.query), args.kind, args.limit)
+    _write(search_json(result) + "\n" if args.json else search_text(result))
+    return 0
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from .explain.readout import problems_text
     from .reader.check import check_ledger
@@ -579,6 +605,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 _COMMANDS = {
     "pack": _cmd_pack,
     "explain": _cmd_explain,
+    "search": _cmd_search,
     "check": _cmd_check,
     "serve": _cmd_serve,
     "audit": _cmd_audit,

@@ -20,6 +20,7 @@ from ..pack.build import ContextBuild, ContextBuilder
 from ..pack.changes import ServedPacks
 from ..pack.settings import Settings
 from ..reader.space import display_path, find_space, holds_ledger
+from ..search.inverted import SearchIndex
 
 logger = logging.getLogger("ledger_context")
 
@@ -50,6 +51,7 @@ class Ledgers:
         """What a build without an identity gets (team mode sets the lowest ceiling, so
         change notifications never follow a document some identity may not see)."""
         self._builders: dict[tuple[Path, str | None], ContextBuilder] = {}
+        self._indexes: dict[tuple[Path, str | None], SearchIndex] = {}
         self._lock = threading.Lock()
         self._logged: Path | None = None
         self.from_roots: Path | None = None
@@ -103,6 +105,14 @@ class Ledgers:
             build = builder.build()
             build.provenance()  # git is asked here, in the worker thread, never on the event loop
             return build
+
+    def search_index(self, space: Path) -> SearchIndex:
+        """The search index of ``space`` under the request's ceiling (one per ceiling: a
+        withheld document is never indexed), kept while the server runs so that a search
+        after an edit re-reads only the postings of the documents that changed."""
+        key = (space, self.settings_now().ceiling)
+        with self._lock:
+            return self._indexes.setdefault(key, SearchIndex())
 
 
 def _root_path(uri: str) -> Path | None:
