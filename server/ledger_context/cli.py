@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from . import __version__
 from .model.classify import CLASSES
@@ -24,6 +24,9 @@ from .pack.build import ContextBuild, ContextBuilder
 from .pack.settings import Settings, make_settings
 from .proof.provenance import HeadSource
 from .reader.space import display_path, find_space, holds_ledger, space_from_environment
+
+if TYPE_CHECKING:
+    from .proof.audit import CallRecord
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
 CAP_ENV = "LEDGER_CAP_TOKENS"
@@ -210,11 +213,18 @@ def _add_audit(commands: _Commands, o: _Options) -> None:
         "exactly the bytes served, nothing added.",
     )
     show.add_argument("sha256", metavar="SHA256")
-    audit_commands.add_parser(
+    verify = audit_commands.add_parser(
         "verify",
         parents=[o.audit_file],
-        help="re-hash every stored pack; exit 1 on a mismatch",
-        description="Re-hash every stored pack and check it against its SHA-256; exit 1 if one differs.",
+        help="re-hash every stored pack and row chain; exit 1 on a mismatch",
+        description="Re-hash every stored pack against its SHA-256, walk every row's hash chain (an edited, "
+        "inserted, reordered or deleted row breaks it) and check each row's bytes against its pack; "
+        "exit 1 naming each row or pack that fails.",
+    )
+    verify.add_argument(
+        "--head",
+        metavar="HASH",
+        help="a receipt's audit_head: fail unless that row is still in the log",
     )
     audit_commands.add_parser(
         "prune",
@@ -431,10 +441,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
         return 0
     if action == "verify":
-        checked, bad = audit.verify(path)
-        for sha256 in bad:
-            print(f"mismatch: {sha256}", file=sys.stderr)
-        print(f"{checked} packs checked in {display_path(path)}: {len(bad) or 'no'} mismatch(es)")
+        checked, bad = audit.verify(path, args.head)
+        for problem in bad:
+            print(f"mismatch: {problem}", file=sys.stderr)
+        print(
+            f"{checked} packs checked, every row's chain walked, in {display_path(path)}: "
+            f"{len(bad) or 'no'} mismatch(es)"
+        )
         return 1 if bad else 0
     if action == "prune":
         keep = args.audit_keep_days or audit.DEFAULT_KEEP_DAYS
@@ -452,17 +465,36 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
         _write(json.dumps([asdict(r) for r in records], indent=2, ensure_ascii=False) + "\n")
         return 0
-    header = ("time", "client", "call", "sha256", "bytes", "commit", "dirty")
-    lines = ["{:<27}  {:<24}  {:<24}  {:<16}  {:>7}  {:<12}  {}".format(*header)]
-    for r in records:
-        client = f"{r.client_name or '?'} {r.client_version or ''}".strip()
-        dirty = "-" if r.dirty is None else "yes" if r.dirty else "no"
-        lines.append(
-            f"{r.time:<27}  {client[:24]:<24}  {r.call[:24]:<24}  {r.sha256[:16]}  {r.bytes:>7}  "
-            f"{(r.commit or '-')[:12]:<12}  {dirty}"
-        )
-    _write("\n".join(lines) + "\n")
+    _write(audit_table(records))
     return 0
+
+
+def audit_table(records: list[CallRecord]) -> str:
+    """``audit list``'s table: one row a call; ``served`` says what it got (``pack``, the
+    document's path, or ``refused: <why>``), ``sha256`` and ``bytes`` are of what was
+    served (the document's own for a document), the call and its path are never cut."""
+    header = ("time", "client", "call", "sha256", "bytes", "commit", "dirty", "served")
+    rows = [header]
+    for r in records:
+        client = f"{r.client_name or '?'} {r.client_version or ''}".strip()[:24]
+        dirty = "-" if r.dirty is None else "yes" if r.dirty else "no"
+        document = r.served not in (None, "pack")
+        digest = r.document_sha256 if document else r.sha256
+        size = r.document_bytes if document else r.bytes
+        served = f"refused: {r.refused}" if r.refused is not None else r.served or "-"
+        rows.append((
+            r.time, client, r.call, (digest or "-")[:16], "-" if size is None else str(size),
+            (r.commit or "-")[:12], dirty, served,
+        ))  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.rjust(w) if i == 4 else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(row[:-1], widths, strict=True))
+        ]
+        lines.append("  ".join([*cells, row[-1]]))
+    return "\n".join(lines) + "\n"
 
 
 _COMMANDS = {

@@ -113,8 +113,9 @@ async def served_document(build: ContextBuild, path: str) -> str:
     return await anyio.to_thread.run_sync(served_text, build, path)
 
 
-def receipt(build: ContextBuild) -> dict[str, Any]:
-    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``."""
+def receipt(build: ContextBuild, audit_head: str | None = None) -> dict[str, Any]:
+    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``,
+    and ``audit_head``, the hash of the call's audit row (``None``: not recorded)."""
     b = build.budgeted
     origin = build.provenance(refresh=False)
     return {
@@ -128,6 +129,7 @@ def receipt(build: ContextBuild) -> dict[str, Any]:
         "commit": origin.commit,
         "dirty": origin.dirty,
         "fingerprint": origin.fingerprint,
+        "audit_head": audit_head,
     }
 
 
@@ -193,14 +195,15 @@ def _register_get_context(server: MCPServer, ledgers: Ledgers, recorder: Recorde
         structured_output=False,
     )
     async def get_context(ctx: Context, roots: RootsArg, detail: DetailArg = "brief") -> CallToolResult:
+        arguments = {"detail": detail}
         try:
             build = await _tool_build(ledgers, roots, detail)
         except Exception as exc:
-            return tool_error(exc)
-        recorder.record(call="get_context", arguments={"detail": detail}, build=build, ctx=ctx)
+            return _refused(recorder, "get_context", arguments, None, ctx, tool_error(exc))
+        head = recorder.record(call="get_context", arguments=arguments, build=build, ctx=ctx)
         return CallToolResult(
             content=[TextContent(type="text", text=build.pack)],
-            _meta={RECEIPT_KEY: receipt(build)},
+            _meta={RECEIPT_KEY: receipt(build, head)},
         )
 
 
@@ -223,24 +226,37 @@ def _register_explain_budget(server: MCPServer, ledgers: Ledgers, recorder: Reco
     async def explain_budget(
         ctx: Context, roots: RootsArg, detail: DetailArg = "brief", path: ExplainPathArg = None
     ) -> Annotated[CallToolResult, ExplainResult]:
+        arguments = {"detail": detail, "path": path}
         try:
             build = await _tool_build(ledgers, roots, detail)
         except Exception as exc:
-            return tool_error(exc)
-        recorder.record(
-            call="explain_budget", arguments={"detail": detail, "path": path}, build=build, ctx=ctx
-        )
+            return _refused(recorder, "explain_budget", arguments, None, ctx, tool_error(exc))
         try:
             data, text = _explanation(build, detail, path, recorder.state)
         except LedgerContextError as exc:
-            return tool_error(exc)
+            return _refused(recorder, "explain_budget", arguments, build, ctx, tool_error(exc))
+        head = recorder.record(call="explain_budget", arguments=arguments, build=build, ctx=ctx)
         return CallToolResult(
             content=[TextContent(type="text", text=text)],
             structured_content=(
                 explanation_data(data) if isinstance(data, Explanation) else data.model_dump(mode="json")
             ),
-            _meta={RECEIPT_KEY: receipt(build)},
+            _meta={RECEIPT_KEY: receipt(build, head)},
         )
+
+
+def _refused(
+    recorder: Recorder,
+    call: str,
+    arguments: dict[str, Any],
+    build: ContextBuild | None,
+    ctx: Context,
+    result: CallToolResult,
+) -> CallToolResult:
+    """``result`` (an error result), recorded as the refusal of ``call`` with its message."""
+    reason = result.content[0].text if isinstance(result.content[0], TextContent) else "refused"
+    recorder.record(call=call, arguments=arguments, build=build, ctx=ctx, refused=reason)
+    return result
 
 
 def _register_read_document(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
@@ -261,22 +277,17 @@ def _register_read_document(server: MCPServer, ledgers: Ledgers, recorder: Recor
     async def read_document(
         roots: RootsArg, ctx: Context, path: PathArg, offset: OffsetArg = 0
     ) -> CallToolResult:
+        arguments = {"path": path, "offset": offset}
         try:
             build = await build_for(ledgers, roots)
         except Exception as exc:
-            return tool_error(exc)
+            return _refused(recorder, "read_document", arguments, None, ctx, tool_error(exc))
         if path.startswith(DOCUMENT_PREFIX):
             path = unquote(path[len(DOCUMENT_PREFIX) :])
         try:
             result = _page_result(path, await served_document(build, path), offset)
         except LedgerContextError as exc:
-            return tool_error(exc)
+            return _refused(recorder, "read_document", arguments, build, ctx, tool_error(exc))
         accepted = next(d for d in build.ledger.documents if d.path == path)
-        recorder.record(
-            call="read_document",
-            arguments={"path": path, "offset": offset},
-            build=build,
-            ctx=ctx,
-            document_sha256=accepted.sha256,
-        )
+        recorder.record(call="read_document", arguments=arguments, build=build, ctx=ctx, served=accepted)
         return result
