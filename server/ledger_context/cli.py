@@ -267,10 +267,33 @@ def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | N
         return
     from .proof.history import checkout
 
-    with checkout(args.rev, explicit) as revision:
+    with _signals_exit(), checkout(args.rev, explicit) as revision:
         if not holds_ledger(revision.space):  # a file, or a link to no folder, at REV
             raise RevisionError(f"{revision.shown} holds a .ledger that is not a folder (at {args.rev})")
         yield revision.space, revision.shown, revision.head
+
+
+@contextmanager
+def _signals_exit() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the command through ``SystemExit`` (128 + the signal), so
+    ``finally`` blocks run: the private copy of a revision, withheld files included, is
+    removed whatever ends the command (only SIGKILL cannot be caught)."""
+    import signal
+
+    def stop(number: int, _frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    try:
+        before = {number: signal.signal(number, stop) for number in wanted}
+    except ValueError:  # not the main thread: signals are not ours to take
+        yield
+        return
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
 
 
 @contextmanager
