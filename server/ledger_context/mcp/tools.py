@@ -231,8 +231,8 @@ def _register_explain_budget(server: MCPServer, ledgers: Ledgers, recorder: Reco
             build = await _tool_build(ledgers, roots, detail)
         except Exception as exc:
             return _refused(recorder, "explain_budget", arguments, None, ctx, tool_error(exc))
-        try:
-            data, text = _explanation(build, detail, path, recorder.state)
+        try:  # in a worker thread: the path search and the full breakdown grow with the ledger
+            data, text = await anyio.to_thread.run_sync(_explanation, build, detail, path, recorder.state)
         except LedgerContextError as exc:
             return _refused(recorder, "explain_budget", arguments, build, ctx, tool_error(exc))
         head = recorder.record(call="explain_budget", arguments=arguments, build=build, ctx=ctx)
