@@ -298,7 +298,9 @@ def test_check_of_a_ledger_with_only_warnings_exits_1(tmp_path, capsys):
 def test_a_document_with_a_second_hard_link_is_reported_and_still_served(
     ledger: Ledger, tmp_path: Path
 ) -> None:
-    space = ledger({"agents.md": "Agents\n", "findings/f.md": "---\nstatus: current\nupdated_at: 2026-01-01\n---\n"})
+    space = ledger(
+        {"agents.md": "Agents\n", "findings/f.md": "---\nstatus: current\nupdated_at: 2026-01-01\n---\n"}
+    )
     outside = tmp_path / "outside.md"
     os.link(space / ".ledger" / "findings" / "f.md", outside)
     from ledger_context import build_context
