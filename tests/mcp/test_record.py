@@ -178,7 +178,8 @@ async def test_document_reads_show_the_document_and_refused_reads_their_reason(
     for row in rows[1:3]:
         assert (row.document_sha256, row.document_bytes) == (digest, len(finding.encode()))
     assert rows[3].refused == (
-        "withheld document: .ledger/findings/secret.md is withheld by the data-class ceiling internal"
+        "withheld document: .ledger/findings/secret.md is withheld by the data-class ceiling "
+        "internal; the documents in the pack can be read, e.g. .ledger/findings/f.md"
     )
     assert rows[4].refused is not None and rows[4].refused.startswith("unknown document: no ledger document")
     assert rows[5].refused is not None and "no '..'" in rows[5].refused
@@ -192,3 +193,37 @@ async def test_document_reads_show_the_document_and_refused_reads_their_reason(
     assert table[2].split()[3:6] == ["read_document", digest[:16], str(len(finding.encode()))]
     assert table[3].split()[3] == "resource" and table[3].split()[4] == "ledger://document/{+path}"
     assert table[4].endswith("refused: " + rows[3].refused)
+
+
+def test_each_row_carries_the_measured_tokens_counted_for_its_pack(tmp_path: Path) -> None:
+    from ledger_context.pack.measure import measure
+
+    path = tmp_path / "audit.sqlite3"
+    recorder = Recorder(AuditLog(path))
+    overflow = build_context(FIXTURES / "overflow")
+    b = overflow.budgeted
+    (o200k, *_) = measure(b.pack, b.tokens, sha256=b.sha256)  # what get_context counts
+    recorder.record(call="get_context", arguments={}, build=overflow, ctx=None)
+    assert recorder.log is not None and recorder.log.flush()
+    recorder.log.close()
+    (row,) = audit.list_calls(path)
+    assert json.loads(row.measured or "") == {
+        "o200k_base": {"tokens": o200k.tokens, "drift": o200k.drift, "library": o200k.library}
+    }
+    assert o200k.tokens == 6100
+
+
+def test_a_log_written_before_measured_tokens_gains_the_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    old = sqlite3.connect(path)
+    schema = audit._SCHEMA.replace(",\n    measured TEXT", "")
+    old.executescript(schema + "PRAGMA user_version = 1;")
+    old.close()
+    log = AuditLog(path)
+    Recorder(log).record(call="get_context", arguments={}, build=build_context(DEMO), ctx=None)
+    assert log.flush()
+    log.close()
+    (row,) = audit.list_calls(path)
+    assert row.call == "get_context"

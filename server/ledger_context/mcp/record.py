@@ -12,6 +12,7 @@ from mcp.server.mcpserver import Context
 
 from ..model.document import Document
 from ..pack.build import ContextBuild
+from ..pack.measure import measure, measured_json
 from ..proof.audit import AuditLog, CallRecord, bounded_arguments, utc_now
 from ..reader.space import display_path
 
@@ -109,6 +110,7 @@ def _call_record(
         commit=origin.commit,
         dirty=origin.dirty,
         fingerprint=origin.fingerprint,
+        measured=measured_json(measure(b.pack, b.tokens, sha256=b.sha256, count=False)),
         **common,
     )
 

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from ..model.errors import LedgerContextError
 from ..model.fields import clean_text
+from ..model.kinds import pack_contents
 from .error_map import mcp_error
 from .ledgers import Ledgers
 from .record import REQUEST, Recorder
@@ -39,6 +40,7 @@ def register_resources(server: MCPServer, ledgers: Ledgers, recorder: Recorder) 
             )
             raise mcp_error(exc) from None
         recorder.record(call=f"resource {PACK_URI}", arguments={}, build=build, ctx=REQUEST.get())
+        ledgers.served.remember(build.budgeted)
         return build.pack
 
     @server.resource(
@@ -86,9 +88,8 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
             pack = build.pack
         return (
             f"Task: {clean_text(task)}\n\n"
-            "Below is the context pack of this repository's experiment ledger: agents.md, "
-            "active harnesses and evals, current findings, accepted decisions and the latest "
-            "experiments. Follow agents.md, respect accepted decisions, build on current "
+            "Below is the context pack of this repository's experiment ledger: "
+            f"{pack_contents()}. Follow agents.md, respect accepted decisions, build on current "
             "findings, and read a document in full with the tool read_document (the path in "
             "its title line) when its frontmatter is not enough.\n\n"
             f"<context-pack>\n{pack}</context-pack>"

@@ -14,11 +14,6 @@ KINDS: tuple[str, ...] = tuple(kind.name for kind in KIND_TABLE)
 DATED_KINDS = frozenset(kind.name for kind in KIND_TABLE if kind.dated)
 """Kinds whose order uses ``updated_at``: an undated one is reported (spec §3)."""
 
-SELECTING_STATUS: dict[str, str] = {
-    kind.name: kind.status for kind in KIND_TABLE if kind.label and kind.status
-}
-"""The status that selects a document of a kind whose block has a title line (spec §4)."""
-
 
 @dataclass(frozen=True, slots=True)
 class Document:

@@ -55,7 +55,7 @@ AUDIT_ENV = "LEDGER_AUDIT"
 DEFAULT_KEEP_DAYS = 90
 BUSY_TIMEOUT_MS = 10_000
 QUEUE_SIZE = 1000
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
 ARGUMENTS_PREFIX_BYTES = 1024
 """The most of a call's arguments (as JSON) a record keeps; the rest is in its digest."""
 _REOPEN_AFTER_S = 30.0
@@ -87,6 +87,7 @@ CREATE TABLE IF NOT EXISTS calls (
     dirty INTEGER,
     fingerprint TEXT,
     document_sha256 TEXT,
+    measured TEXT,
     arguments_bytes INTEGER NOT NULL,
     arguments_sha256 TEXT NOT NULL,
     served TEXT,
@@ -138,6 +139,9 @@ class CallRecord:
     fingerprint: str | None
     document_sha256: str | None = None
     pid: int = 0
+    measured: str | None = None
+    """Real tokenizers' counts of the pack as JSON, ``{tokenizer: {"tokens", "drift",
+    "library"}}`` (spec §9: beside the rule, never instead); ``None``: none counted."""
     arguments_bytes: int = 0
     arguments_sha256: str = ""
     served: str | None = "pack"
@@ -273,7 +277,7 @@ def connect(path: Path, create: bool) -> sqlite3.Connection:
         db.execute("PRAGMA synchronous = NORMAL")
         if db.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
             with _transaction(db):  # two servers creating it at once take turns
-                _set_aside_version_1(db)
+                _set_aside_unchained(db)
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         db.execute(statement)
@@ -284,13 +288,15 @@ def connect(path: Path, create: bool) -> sqlite3.Connection:
     return db
 
 
-def _set_aside_version_1(db: sqlite3.Connection) -> None:
-    """A version 1 log's rows have no chain: they are kept, unlisted, in ``calls_v1``."""
-    if db.execute("PRAGMA user_version").fetchone()[0] != 1:
+def _set_aside_unchained(db: sqlite3.Connection) -> None:
+    """A version 1 or 2 log's rows have no chain: they are kept, unlisted, in
+    ``calls_v1`` or ``calls_v2``."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version not in (1, 2):
         return
     db.execute("DROP INDEX IF EXISTS calls_time")
     db.execute("DROP INDEX IF EXISTS calls_sha256")
-    db.execute("ALTER TABLE calls RENAME TO calls_v1")
+    db.execute(f"ALTER TABLE calls RENAME TO calls_v{version}")
 
 
 @contextmanager

@@ -17,8 +17,9 @@ from functools import lru_cache
 from typing import Any
 
 from ..model.classify import UNKNOWN, declared_class
-from ..model.document import DATED_KINDS, SELECTING_STATUS, Document, FileResult
+from ..model.document import DATED_KINDS, Document, FileResult
 from ..model.fields import Timestamp, is_missing, parse_updated_at, slug_of, status_of, title_of
+from ..model.kinds import KIND
 from ..model.problems import Problem
 from .frontmatter import (
     DecodeError,
@@ -68,7 +69,7 @@ def parse_document(kind: str, path: str, data: bytes, git_blob: str | None = Non
         given = bool(title)
         if not title:
             title = title_of(None, first_h1(split.body), slug)
-        if status is not None and SELECTING_STATUS.get(kind) == status and _BIDI.search(title):
+        if KIND[kind].titled(status) and _BIDI.search(title):
             position = keys.find("title") if given else (None, None)
             problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
     metrics = tuple(metrics_list(split.body)) if renders_metrics(kind, status) else ()
@@ -94,12 +95,12 @@ def parse_document(kind: str, path: str, data: bytes, git_blob: str | None = Non
 
 def renders_title(kind: str, status: str | None) -> bool:
     """Whether a document's block has a title line: its status selects it (spec §4–5)."""
-    return status is not None and SELECTING_STATUS.get(kind) == status
+    return KIND[kind].titled(status)
 
 
 def renders_metrics(kind: str, status: str | None) -> bool:
     """Whether a document's block can carry a metrics list: a selected eval (spec §5)."""
-    return kind == "eval" and status == "active"
+    return KIND[kind].renders_metrics(status)
 
 
 def _agents(
@@ -215,13 +216,13 @@ def _read_fields(
                 *keys.find("status"),
             )
         )
-    elif kind in SELECTING_STATUS and is_missing(status_value):
+    elif KIND[kind].label and KIND[kind].statuses and is_missing(status_value):
         problems.append(
             Problem(
                 path,
                 "warning",
                 f"status is missing, so the document is never selected; add status: "
-                f"{SELECTING_STATUS[kind]} to put it in the pack",
+                f"{KIND[kind].statuses[0]} to put it in the pack",
                 *keys.find("status"),
             )
         )
