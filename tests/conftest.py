@@ -121,8 +121,8 @@ PURE_YAML = os.environ.get("LEDGER_CONTEXT_YAML", "").strip().casefold() == "pyt
 libyaml_only = pytest.mark.xfail(
     PURE_YAML,
     strict=True,
-    reason="PyYAML's pure-Python scanner differs from libyaml here (a tab after ':' or at a "
-    "line end, error marks); the pack follows libyaml, the spec's loader",
+    reason="PyYAML's pure-Python parser marks some errors on another line than libyaml "
+    "(an unclosed flow collection); both refuse the document, the pack is the same",
 )
 """For a test of behaviour where the two loaders disagree: expected to fail under the
 pure-Python loader, and flagged if it starts passing."""

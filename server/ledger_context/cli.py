@@ -27,6 +27,7 @@ from .reader.space import display_path, find_space, holds_ledger, space_from_env
 
 if TYPE_CHECKING:
     from .pack.fit import CapAdvice
+    from .proof.audit import CallRecord
     from .reader.ledger import Ledger
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
@@ -276,11 +277,18 @@ def _add_audit(commands: _Commands, o: _Options) -> None:
         "exactly the bytes served, nothing added.",
     )
     show.add_argument("sha256", metavar="SHA256")
-    audit_commands.add_parser(
+    verify = audit_commands.add_parser(
         "verify",
         parents=[o.audit_file],
-        help="re-hash every stored pack; exit 1 on a mismatch",
-        description="Re-hash every stored pack and check it against its SHA-256; exit 1 if one differs.",
+        help="re-hash every stored pack and row chain; exit 1 on a mismatch",
+        description="Re-hash every stored pack against its SHA-256, walk every row's hash chain (an edited, "
+        "inserted, reordered or deleted row breaks it) and check each row's bytes against its pack; "
+        "exit 1 naming each row or pack that fails.",
+    )
+    verify.add_argument(
+        "--head",
+        metavar="HASH",
+        help="a receipt's audit_head: fail unless that row is still in the log",
     )
     audit_commands.add_parser(
         "prune",
@@ -329,10 +337,33 @@ def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | N
         return
     from .proof.history import checkout
 
-    with checkout(args.rev, explicit) as revision:
+    with _signals_exit(), checkout(args.rev, explicit) as revision:
         if not holds_ledger(revision.space):  # a file, or a link to no folder, at REV
             raise RevisionError(f"{revision.shown} holds a .ledger that is not a folder (at {args.rev})")
         yield revision.space, revision.shown, revision.head
+
+
+@contextmanager
+def _signals_exit() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the command through ``SystemExit`` (128 + the signal), so
+    ``finally`` blocks run: the private copy of a revision, withheld files included, is
+    removed whatever ends the command (only SIGKILL cannot be caught)."""
+    import signal
+
+    def stop(number: int, _frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    try:
+        before = {number: signal.signal(number, stop) for number in wanted}
+    except ValueError:  # not the main thread: signals are not ours to take
+        yield
+        return
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
 
 
 @contextmanager
@@ -568,10 +599,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
         return 0
     if action == "verify":
-        checked, bad = audit.verify(path)
-        for sha256 in bad:
-            print(f"mismatch: {sha256}", file=sys.stderr)
-        print(f"{checked} packs checked in {display_path(path)}: {len(bad) or 'no'} mismatch(es)")
+        checked, bad = audit.verify(path, args.head)
+        for problem in bad:
+            print(f"mismatch: {problem}", file=sys.stderr)
+        print(
+            f"{checked} packs checked, every row's chain walked, in {display_path(path)}: "
+            f"{len(bad) or 'no'} mismatch(es)"
+        )
         return 1 if bad else 0
     if action == "prune":
         keep = args.audit_keep_days or audit.DEFAULT_KEEP_DAYS
@@ -589,17 +623,36 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
         _write(json.dumps([asdict(r) for r in records], indent=2, ensure_ascii=False) + "\n")
         return 0
-    header = ("time", "client", "call", "sha256", "bytes", "commit", "dirty")
-    lines = ["{:<27}  {:<24}  {:<24}  {:<16}  {:>7}  {:<12}  {}".format(*header)]
-    for r in records:
-        client = f"{r.client_name or '?'} {r.client_version or ''}".strip()
-        dirty = "-" if r.dirty is None else "yes" if r.dirty else "no"
-        lines.append(
-            f"{r.time:<27}  {client[:24]:<24}  {r.call[:24]:<24}  {r.sha256[:16]}  {r.bytes:>7}  "
-            f"{(r.commit or '-')[:12]:<12}  {dirty}"
-        )
-    _write("\n".join(lines) + "\n")
+    _write(audit_table(records))
     return 0
+
+
+def audit_table(records: list[CallRecord]) -> str:
+    """``audit list``'s table: one row a call; ``served`` says what it got (``pack``, the
+    document's path, or ``refused: <why>``), ``sha256`` and ``bytes`` are of what was
+    served (the document's own for a document), the call and its path are never cut."""
+    header = ("time", "client", "call", "sha256", "bytes", "commit", "dirty", "served")
+    rows = [header]
+    for r in records:
+        client = f"{r.client_name or '?'} {r.client_version or ''}".strip()[:24]
+        dirty = "-" if r.dirty is None else "yes" if r.dirty else "no"
+        document = r.served not in (None, "pack")
+        digest = r.document_sha256 if document else r.sha256
+        size = r.document_bytes if document else r.bytes
+        served = f"refused: {r.refused}" if r.refused is not None else r.served or "-"
+        rows.append((
+            r.time, client, r.call, (digest or "-")[:16], "-" if size is None else str(size),
+            (r.commit or "-")[:12], dirty, served,
+        ))  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.rjust(w) if i == 4 else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(row[:-1], widths, strict=True))
+        ]
+        lines.append("  ".join([*cells, row[-1]]))
+    return "\n".join(lines) + "\n"
 
 
 _COMMANDS = {

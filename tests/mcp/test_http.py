@@ -16,11 +16,13 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
+from mcp import Client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from conftest import HttpServer, Issuer, bearer_client, doc, text_of, write_ledger
 from ledger_context.mcp.auth import AuthOptions
 from ledger_context.mcp.http import HttpOptions, check_http_options, parse_address, transport_security
+from ledger_context.mcp.server import create_server
 from ledger_context.model.errors import InvalidArgumentError
 from ledger_context.proof.audit import list_calls
 
@@ -149,7 +151,11 @@ async def test_every_surface_answers_over_http(
         resource = await client.read_resource("ledger://pack")
         listed = await client.list_resources()
         prompt = await client.get_prompt("start-task", {"task": "Add an eval"})
-    assert sorted(t.name for t in tools.tools) == ["explain_budget", "get_context", "read_document"]
+        found = await client.call_tool("search_ledger", {"query": "open"})
+    async with Client(create_server(space), mode=mode) as local:  # type: ignore[arg-type]
+        over_stdio = [t.name for t in (await local.list_tools()).tools]
+    assert [t.name for t in tools.tools] == over_stdio  # the same catalogue as over stdio
+    assert found.structured_content is not None and found.is_error is False
     assert text_of(pack) == cli_pack(space) == resource.contents[0].text  # type: ignore[union-attr]
     assert budget.structured_content is not None and budget.structured_content["detail"] == "brief"
     assert text_of(document) == (space / ".ledger/decisions/0001-open.md").read_text(encoding="utf-8")

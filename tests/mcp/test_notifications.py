@@ -193,3 +193,22 @@ async def test_a_ledger_that_goes_away_and_comes_back_is_heard_both_times(tmp_pa
         server.notifier.seen is not None
         and server.notifier.seen.sha256 == build_context(space).budgeted.sha256
     )
+
+
+@pytest.mark.anyio
+async def test_subscriptions_are_bounded_in_count_and_uri_length() -> None:
+    from mcp.shared.exceptions import MCPError
+
+    from ledger_context.mcp.notifications import MAX_SUBSCRIPTIONS, MAX_URI_CHARS
+
+    async with Client(create_server(FIXTURES / "demo"), mode="legacy") as client:
+        with pytest.warns(MCPDeprecationWarning):
+            with pytest.raises(MCPError, match=f"subscribe to at most {MAX_URI_CHARS} characters"):
+                await client.subscribe_resource("ledger://x/" + "a" * (1 << 20))
+            for n in range(MAX_SUBSCRIPTIONS):
+                await client.subscribe_resource(f"ledger://x/{n}")
+            with pytest.raises(MCPError, match=f"already holds {MAX_SUBSCRIPTIONS} subscriptions"):
+                await client.subscribe_resource(PACK_URI)
+            await client.subscribe_resource("ledger://x/0")  # held already: no new room taken
+            await client.unsubscribe_resource("ledger://x/0")
+            await client.subscribe_resource(PACK_URI)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from mcp import Client, ClientSession, stdio_client
+from mcp.shared.exceptions import MCPError
 
 from conftest import FIXTURES, doc, server, write_ledger
 from ledger_context import build_context
@@ -138,6 +139,61 @@ def test_recording_never_fails_the_call_it_records(tmp_path: Path, caplog: pytes
         "ledger-context: could not record get_context in the audit log"
     ]
     assert (log.written, log.dropped) == (0, 0)  # nothing half-written
+
+
+@pytest.mark.anyio
+async def test_document_reads_show_the_document_and_refused_reads_their_reason(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    finding = doc(status="current", data_class="public")
+    space = write_ledger(
+        tmp_path / "space",
+        {
+            "agents.md": "Agents\n",
+            "findings/f.md": finding,
+            "findings/secret.md": doc(status="current", data_class="restricted"),
+        },
+    )
+    log = tmp_path / "audit.sqlite3"
+    args = ("--space", str(space), "--audit", str(log), "--max-data-class", "internal")
+    async with Client(server(*args), mode="legacy") as client:  # type: ignore[arg-type]
+        context = await client.call_tool("get_context", {})
+        await client.call_tool("read_document", {"path": ".ledger/findings/f.md"})
+        await client.read_resource("ledger://document/.ledger/findings/f.md")
+        for path in (".ledger/findings/secret.md", ".ledger/none.md", "../etc/passwd"):
+            refused = await client.call_tool("read_document", {"path": path})
+            assert refused.is_error
+        with pytest.raises(MCPError):
+            await client.read_resource("ledger://document/.ledger/findings/secret.md")
+    rows = audit.list_calls(log)
+    assert [(r.call, r.served) for r in rows] == [
+        ("get_context", "pack"),
+        ("read_document", ".ledger/findings/f.md"),
+        ("resource ledger://document/{+path}", ".ledger/findings/f.md"),
+        ("read_document", None),
+        ("read_document", None),
+        ("read_document", None),
+        ("resource ledger://document/{+path}", None),
+    ]
+    digest = hashlib.sha256(finding.encode()).hexdigest()
+    for row in rows[1:3]:
+        assert (row.document_sha256, row.document_bytes) == (digest, len(finding.encode()))
+    assert rows[3].refused == (
+        "withheld document: .ledger/findings/secret.md is withheld by the data-class ceiling "
+        "internal; the documents in the pack can be read, e.g. .ledger/findings/f.md"
+    )
+    assert rows[4].refused is not None and rows[4].refused.startswith("unknown document: no ledger document")
+    assert rows[5].refused is not None and "no '..'" in rows[5].refused
+    for row in rows[3:]:  # a refusal carries no pack figure and no digest
+        assert (row.sha256, row.bytes, row.fingerprint, row.document_sha256) == (None, None, None, None)
+    assert _receipt(context)["audit_head"] == rows[0].row_hash
+    assert audit.verify(log) == (1, [])
+    assert main(["audit", "list", "--audit", str(log)]) == 0
+    table = capsysbinary.readouterr().out.decode().splitlines()
+    assert table[0].split() == ["time", "client", "call", "sha256", "bytes", "commit", "dirty", "served"]
+    assert table[2].split()[3:6] == ["read_document", digest[:16], str(len(finding.encode()))]
+    assert table[3].split()[3] == "resource" and table[3].split()[4] == "ledger://document/{+path}"
+    assert table[4].endswith("refused: " + rows[3].refused)
 
 
 def test_each_row_carries_the_measured_tokens_counted_for_its_pack(tmp_path: Path) -> None:

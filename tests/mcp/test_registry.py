@@ -84,7 +84,11 @@ async def test_a_registered_body_is_answered_recorded_and_its_errors_mapped(
     assert log.flush()
     log.close()
     rows = audit.list_calls(tmp_path / "audit.sqlite3")
-    assert [(r.call, r.arguments) for r in rows] == [("echo", '{"word": "hello"}')]  # errors are not
+    assert [(r.call, r.arguments, r.refused) for r in rows] == [  # refusals too, with their reason
+        ("echo", '{"word": "hello"}', None),
+        ("echo", '{"word": "refuse"}', "invalid word: say anything but 'refuse'"),
+        ("echo", '{"word": "crash"}', "echo failed (KeyError); the server log has the details"),
+    ]
     assert rows[0].client_name == "mcp"
     assert rows[0].protocol == ("2025-11-25" if mode == "legacy" else "2026-07-28")
 

@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +194,40 @@ async def test_a_long_multibyte_document_comes_in_pages_that_join_exactly(tmp_pa
     assert b"".join(pages) == text.encode("utf-8")
     assert bad.is_error is True
     assert f"offset {inside} is not the start of a page" in text_of(bad)
+
+
+@pytest.mark.anyio
+async def test_ping_is_answered_while_a_path_question_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from ledger_context.mcp import tools
+
+    searching = threading.Event()
+    began: list[float] = []
+
+    def slow_explain_path(build: Any, path: Any) -> Any:  # a near-miss search on a huge ledger
+        began.append(time.monotonic())
+        searching.set()
+        time.sleep(1.5)
+        return real(build, path)
+
+    real = tools.explain_path
+    monkeypatch.setattr(tools, "explain_path", slow_explain_path)
+    async with Client(create_server(DEMO), mode="legacy") as client:  # type: ignore[arg-type]
+        await client.call_tool("get_context", {})  # the build is warm
+        waited: list[float] = []
+
+        async def ping_soon() -> None:
+            while not searching.is_set():
+                await anyio.sleep(0.01)
+            await client.session.send_ping()
+            waited.append(time.monotonic() - began[0])  # from the moment the search began
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(ping_soon)
+            answer = await client.call_tool("explain_budget", {"path": ".ledger/none.md"})
+    assert answer.structured_content is not None
+    assert waited and waited[0] < 0.1, f"ping waited {waited[0]:.2f} s"
 
 
 async def test_since_answers_unchanged_in_one_line_else_the_pack_with_what_changed(

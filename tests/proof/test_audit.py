@@ -221,10 +221,10 @@ def test_list_filters_and_show_takes_a_unique_prefix(
     assert [r["space"] for r in json.loads(capsysbinary.readouterr().out)] == ["/b"]
     assert main(["audit", "list", "--audit", str(path)]) == 0
     lines = capsysbinary.readouterr().out.decode().splitlines()
-    assert lines[0].split() == ["time", "client", "call", "sha256", "bytes", "commit", "dirty"]
+    assert lines[0].split() == ["time", "client", "call", "sha256", "bytes", "commit", "dirty", "served"]
     assert lines[1].split() == [
         "2026-01-01T00:00:00.000000Z", "test-client", "1.0", "get_context",
-        hashlib.sha256(b"early").hexdigest()[:16], "5", "-", "-",
+        hashlib.sha256(b"early").hexdigest()[:16], "5", "-", "-", "pack",
     ]  # fmt: skip
     late = hashlib.sha256(b"late\n").hexdigest()
     assert main(["audit", "show", "--audit", str(path), late[:8]]) == 0
@@ -236,19 +236,18 @@ def test_list_filters_and_show_takes_a_unique_prefix(
     assert b"no audit log at" in capsysbinary.readouterr().err
 
 
-def test_a_write_that_fails_is_counted_and_the_log_recovers(tmp_path: Path) -> None:
+def test_a_record_sqlite_refuses_is_counted_and_costs_no_other_record(tmp_path: Path) -> None:
     path = tmp_path / "audit.sqlite3"
     log = AuditLog(path)
     broken = record("bad")
     object.__setattr__(broken, "cap_tokens", object())  # sqlite cannot bind it
-    log.record(broken, "bad")
-    assert log.flush()
-    assert (log.dropped, log.state.startswith("failing: cannot write")) == (1, True)
+    log._queue.put((broken, b"bad"))  # in one batch with the good ones
+    log.record(record("good"), "good")
     log.record(record("good"), "good")
     assert log.flush()
-    assert (log.state, log.written) == ("ok", 1)
+    assert (log.state, log.written, log.dropped) == ("ok", 2, 1)
     log.close()
-    assert [r.sha256 for r in audit.list_calls(path)] == [hashlib.sha256(b"good").hexdigest()]
+    assert [r.sha256 for r in audit.list_calls(path)] == [hashlib.sha256(b"good").hexdigest()] * 2
 
 
 @pytest.mark.anyio
@@ -275,28 +274,61 @@ async def test_two_real_servers_sharing_one_log_lose_no_rows(tmp_path: Path) -> 
     assert len({r.pid for r in records}) == 2
 
 
-_VERSION_1_CALLS = """CREATE TABLE calls (id INTEGER PRIMARY KEY, time TEXT NOT NULL, pid INTEGER NOT NULL,
-client_name TEXT, client_version TEXT, protocol TEXT, call TEXT NOT NULL, arguments TEXT NOT NULL,
-space TEXT NOT NULL, cap_tokens INTEGER NOT NULL, ceiling TEXT, sha256 TEXT NOT NULL,
-bytes INTEGER NOT NULL, tokens INTEGER NOT NULL, truncated INTEGER NOT NULL,
-dropped_blocks INTEGER NOT NULL, commit_id TEXT, dirty INTEGER, fingerprint TEXT NOT NULL,
-document_sha256 TEXT)"""
-
-
-def test_a_version_1_log_gains_the_identity_columns_and_keeps_its_rows(tmp_path: Path) -> None:
+def test_a_record_keeps_the_token_subject_client_and_the_ceiling_that_applied(tmp_path: Path) -> None:
     path = tmp_path / "audit.sqlite3"
-    db = sqlite3.connect(path)
-    db.execute(_VERSION_1_CALLS)
-    db.execute("CREATE TABLE packs (sha256 TEXT PRIMARY KEY, bytes INTEGER NOT NULL, body BLOB NOT NULL)")
-    old = record("old pack")
-    columns = [f for f in audit._FIELDS if f not in ("measured", "subject", "client_id")]
-    values = [getattr(old, f) for f in columns]
-    names = ", ".join("commit_id" if c == "commit" else c for c in columns)
-    db.execute(f"INSERT INTO calls ({names}) VALUES ({', '.join('?' * len(values))})", values)
-    db.execute("PRAGMA user_version = 1")
-    db.commit()
-    db.close()
     new = replace(record("new pack"), subject="dave", client_id="dave-cli", ceiling="internal")
-    write(path, (new, "new pack")).close()
-    rows = [(r.sha256, r.subject, r.client_id, r.ceiling) for r in audit.list_calls(path)]
-    assert rows == [(old.sha256, None, None, None), (new.sha256, "dave", "dave-cli", "internal")]
+    write(path, (record("old pack"), "old pack"), (new, "new pack")).close()
+    rows = {r.sha256: (r.subject, r.client_id, r.ceiling) for r in audit.list_calls(path)}
+    assert rows == {
+        new.sha256: ("dave", "dave-cli", "internal"),
+        record("old pack").sha256: (None, None, None),
+    }
+    assert audit.verify(path)[1] == []
+
+
+def test_lone_surrogates_in_any_field_cost_no_record(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    poisoned = [
+        replace(record("p"), client_name="agent\ud800", client_version="1\udfff"),
+        replace(record("p"), arguments=audit.arguments_json({"task": "fix \ud800 now"})),
+        record("p"),
+    ]
+    log = write(path, *((entry, "p") for entry in poisoned * 34))
+    assert (log.written, log.dropped) == (102, 0)
+    log.close()
+    rows = audit.list_calls(path)
+    assert len(rows) == 102
+    assert sum(r.client_name == "agent\\ud800" and r.client_version == "1\\udfff" for r in rows) == 34
+    assert sum(r.arguments == '{"task": "fix \\ud800 now"}' for r in rows) == 34
+    assert audit.verify(path) == (1, [])
+
+
+def test_arguments_are_kept_as_a_digest_and_a_capped_prefix() -> None:
+    huge = {"path": "é" * 8_000_000}
+    shown, size, digest = audit.bounded_arguments(huge)
+    full = audit.arguments_json(huge).encode("utf-8")
+    assert (size, digest) == (len(full), hashlib.sha256(full).hexdigest())
+    assert len(shown.encode("utf-8")) <= audit.ARGUMENTS_PREFIX_BYTES
+    assert shown.startswith('{"path": "éé') and full.startswith(shown.encode("utf-8"))
+    assert len(shown.encode("utf-8")) >= audit.ARGUMENTS_PREFIX_BYTES - 1  # cut between code points
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need privileges on Windows")
+def test_the_log_is_never_opened_through_a_symbolic_link(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.sqlite3"
+    dangling = tmp_path / "dangling.sqlite3"
+    dangling.symlink_to(target)
+    log = write(dangling, (record("p"), "p"))
+    assert log.state.startswith("failing: cannot open") and "symbolic link" in log.state
+    log.close()
+    assert not target.exists()  # a dangling link does not create the log at its target
+    real = tmp_path / "real.sqlite3"
+    write(real, (record("p"), "p")).close()
+    real.chmod(0o644)
+    linked = tmp_path / "linked.sqlite3"
+    linked.symlink_to(real)
+    write(linked, (record("q"), "q")).close()
+    assert stat.S_IMODE(real.stat().st_mode) == 0o644  # a linked file is not chmod'ed
+    assert len(audit.list_calls(real)) == 1
+    with pytest.raises(audit.AuditError, match="symbolic link"):
+        audit.list_calls(linked)

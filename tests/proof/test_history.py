@@ -223,3 +223,95 @@ def test_a_ledger_that_is_no_folder_at_the_revision_is_named(
     assert main(["pack", "--rev", "HEAD", "--space", str(repo)]) == 2
     shown = f"{os.path.realpath(repo)}@{commit}"
     assert f"Error: {shown} holds a .ledger that is not a folder (at HEAD)" in capsys.readouterr().err
+
+
+def _live_ledger_beside_the_private_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A temporary folder for --rev's private copy, with a never-committed ledger beside it."""
+    import tempfile
+
+    private = tmp_path / "tmp"
+    write_ledger(
+        private / "live",
+        {"agents.md": "LIVE never committed\n", "findings/f.md": doc(status="current", title="LIVE")},
+    )
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    return private
+
+
+def test_a_committed_ledger_link_that_leaves_the_tree_is_refused_not_read_from_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _live_ledger_beside_the_private_copy(tmp_path, monkeypatch)
+    repo = init(tmp_path / "repo")
+    (repo / "team").mkdir()
+    os.symlink("../../live/.ledger", repo / "team" / ".ledger")  # from the copy: tmp/live
+    commit_all(repo)
+    assert main(["pack", "--rev", "HEAD", "--space", str(repo / "team")]) == 2
+    captured = capsys.readouterr()
+    assert "LIVE" not in captured.out
+    assert (
+        "team/.ledger is a symbolic link to '../../live/.ledger', which leaves the committed tree"
+        in captured.err
+    )
+
+
+def test_a_committed_document_link_that_leaves_the_tree_is_reported_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    _live_ledger_beside_the_private_copy(tmp_path, monkeypatch)
+    repo = init(tmp_path / "repo")
+    write_ledger(repo, {"agents.md": "committed\n"})
+    (repo / ".ledger" / "findings").mkdir()
+    os.symlink("../../../live/.ledger/findings/f.md", repo / ".ledger" / "findings" / "f.md")
+    commit_all(repo)
+    code, out = cli(capsysbinary, "pack", "--rev", "HEAD", "--space", str(repo))
+    assert (code, out) == (0, b"committed\n")
+    code, out = cli(capsysbinary, "check", "--rev", "HEAD", "--space", str(repo), "--json")
+    problems = json.loads(out)["problems"]
+    assert [(p["path"], p["message"].split(";")[0]) for p in problems if p["path"] != ".ledger"] == [
+        (".ledger/findings/f.md", "symbolic link is dangling or loops")
+    ]
+
+
+def test_a_missing_blob_among_3000_documents_is_a_clear_error_in_seconds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    repo = init(tmp_path / "repo")
+    write_ledger(
+        repo, {f"experiments/e{n:04d}.md": doc(status="done", slug=f"e{n}") + "x" * 300 for n in range(3000)}
+    )
+    write_ledger(repo, {"agents.md": "agents\n"})
+    commit_all(repo)
+    blob = git(repo, "rev-parse", "HEAD:.ledger/experiments/e1500.md").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    started = time.monotonic()
+    assert main(["pack", "--rev", "HEAD", "--space", str(repo)]) == 2
+    assert time.monotonic() - started < 10
+    assert f"git object {blob} is missing from the repository or cannot be read" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+def test_sigterm_during_rev_removes_the_private_copy(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    repo = init(tmp_path / "repo")
+    write_ledger(repo, {f"findings/f{n:04d}.md": doc(status="current", slug=f"f{n}") for n in range(4000)})
+    commit_all(repo)
+    private = tmp_path / "tmp"
+    private.mkdir()
+    env = dict(os.environ, TMPDIR=str(private))
+    command = [sys.executable, "-m", "ledger_context", "pack", "--rev", "HEAD", "--space", str(repo)]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not any(private.iterdir()) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert proc.poll() is None, "the command ended before its private copy was seen"
+    time.sleep(0.05)  # copying
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 128 + signal.SIGTERM
+    assert list(private.iterdir()) == []

@@ -14,6 +14,7 @@ import pytest
 from conftest import FIXTURES, doc, write_ledger
 from ledger_context import ContextBuilder, build_context
 from ledger_context.explain.full import explain
+from ledger_context.model.classify import is_withheld
 from ledger_context.proof import provenance as provenance_module
 from ledger_context.proof.provenance import fingerprint
 
@@ -212,3 +213,21 @@ async def test_receipt_and_explanation_carry_the_same_provenance(tmp_path: Path)
     agents = explained.structured_content["blocks"][0]  # type: ignore[index]
     assert agents["sha256"] == hashlib.sha256(b"edited\n").hexdigest()
     assert agents["git_blob"] == git(repo, "hash-object", ".ledger/agents.md").strip()
+
+
+def test_under_a_ceiling_a_withheld_file_moves_no_digest_a_client_sees(tmp_path: Path) -> None:
+    repo = demo_repo(tmp_path)
+    secret = repo / ".ledger" / "findings" / "secret.md"
+    secret.write_text(doc(status="current", data_class="restricted", pin="1234"), encoding="utf-8")
+    commit_all(repo)
+    before = ContextBuilder(repo, max_data_class="internal").build()
+    secret.write_text(doc(status="current", data_class="restricted", pin="4321"), encoding="utf-8")
+    after = ContextBuilder(repo, max_data_class="internal").build()
+    seen = [(b.pack, b.provenance(), explain(b, "full")) for b in (before, after)]
+    assert seen[0][1] == seen[1][1] and seen[1][1].dirty is False  # fingerprint and dirty
+    assert seen[0][0] == seen[1][0] and seen[0][2] == seen[1][2]
+    visible = [d for d in before.ledger.documents if not is_withheld(d.data_class, "internal")]
+    assert len(visible) == len(before.ledger.documents) - 5  # the demo's 4 and the secret
+    assert seen[0][1].fingerprint == fingerprint((d.path, d.sha256) for d in visible)
+    unbounded = ContextBuilder(repo).build().provenance()
+    assert unbounded.dirty is True and unbounded.fingerprint != seen[1][1].fingerprint  # no ceiling: all

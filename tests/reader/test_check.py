@@ -292,3 +292,31 @@ def test_check_of_a_ledger_with_only_warnings_exits_1(tmp_path, capsys):
         tmp_path / "space", {"harnesses/h.MD": ACTIVE_HARNESS, "harnesses/ok.md": fm("status: a\nstatus: b")}
     )
     assert check(space, capsys)[0] == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "link"), reason="needs hard links")
+def test_a_document_with_a_second_hard_link_is_reported_and_still_served(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    space = ledger(
+        {"agents.md": "Agents\n", "findings/f.md": "---\nstatus: current\nupdated_at: 2026-01-01\n---\n"}
+    )
+    outside = tmp_path / "outside.md"
+    os.link(space / ".ledger" / "findings" / "f.md", outside)
+    from ledger_context import build_context
+    from ledger_context.reader.check import check_ledger
+
+    build = build_context(space)
+    problems = [
+        (p.path, p.severity, p.message) for p in check_ledger(build.ledger).problems if p.severity != "info"
+    ]
+    assert problems == [
+        (
+            ".ledger/findings/f.md",
+            "warning",
+            "file has 2 hard links: the same file is also reachable by another name, possibly "
+            "outside the ledger, and is served as this document; if it is not meant to be shared, "
+            "replace it with a copy (cp, then mv over it)",
+        )
+    ]
+    assert "(.ledger/findings/f.md)" in build.pack

@@ -493,7 +493,6 @@ def test_indented_dashes_inside_a_block_scalar_do_not_close_the_frontmatter(tmp_
     assert build_context(space).pack == harness("h", H + "h.md", text)
 
 
-@libyaml_only
 def test_trailing_blanks_inside_the_frontmatter_are_kept_verbatim(tmp_path):
     text = "status: active  \t\ntitle:   Spaced   \n\n# comment kept"
     space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
@@ -521,7 +520,6 @@ def test_frontmatter_ends_at_the_first_closing_fence(tmp_path):
 # --------------------------------------------------------------------------- frontmatter shape: tabs (hostile input)
 
 
-@libyaml_only
 def test_tab_after_the_colon_is_yaml_whitespace(tmp_path):
     text = "status:\tactive"
     space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})

@@ -71,13 +71,14 @@ class PackTotals:
     )
     dirty: bool | None = field(
         metadata=_described(
-            "True if a document read differs from HEAD's version or is untracked; null outside git"
+            "True if a document read differs from HEAD's version or is untracked (under a "
+            "ceiling: a document not withheld); null outside git"
         )
     )
     fingerprint: str = field(
         metadata=_described(
-            "SHA-256 over the sorted (path, sha256) of every document read: "
-            "path UTF-8, NUL, sha256 hex, newline per document"
+            "SHA-256 over the sorted (path, sha256) of every document read (under a ceiling: "
+            "not withheld): path UTF-8, NUL, sha256 hex, newline per document"
         )
     )
 

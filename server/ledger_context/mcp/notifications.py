@@ -28,7 +28,14 @@ from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated, SubscriptionBus
-from mcp_types import EmptyResult, NotificationParams, SubscribeRequestParams, UnsubscribeRequestParams
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    EmptyResult,
+    NotificationParams,
+    SubscribeRequestParams,
+    UnsubscribeRequestParams,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..model.errors import LedgerContextError
@@ -37,6 +44,11 @@ from ..reader.space import LEDGER_DIR
 from ..reader.watch import HEARTBEAT_SECONDS, WatchState, ledger_changes
 
 logger = logging.getLogger("ledger_context")
+
+MAX_SUBSCRIPTIONS = 100
+"""URIs one connection may subscribe to at once: a client cannot grow the server without bound."""
+MAX_URI_CHARS = 2048
+"""The longest URI ``resources/subscribe`` accepts (the pack's is 13 characters)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +109,24 @@ class ChangeNotifier:
             self._client(ctx.session)
 
     async def on_subscribe(self, ctx: ServerRequestContext, params: SubscribeRequestParams) -> EmptyResult:
-        """Any URI may be subscribed to (as with ``subscriptions/listen``); only the pack's fires."""
-        self._client(ctx.session).uris.add(str(params.uri))
+        """Any URI may be subscribed to (as with ``subscriptions/listen``); only the pack's
+        fires. At most :data:`MAX_SUBSCRIPTIONS` URIs a connection, each at most
+        :data:`MAX_URI_CHARS` long: more is an invalid-params error saying so."""
+        uri = str(params.uri)
+        uris = self._client(ctx.session).uris
+        if len(uri) > MAX_URI_CHARS:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"the URI is {len(uri)} characters long; subscribe to at most {MAX_URI_CHARS} "
+                f"characters, e.g. {self.pack_uri}",
+            )
+        if uri not in uris and len(uris) >= MAX_SUBSCRIPTIONS:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"this connection already holds {MAX_SUBSCRIPTIONS} subscriptions, the most it may: "
+                f"unsubscribe from one first (only {self.pack_uri} ever changes)",
+            )
+        uris.add(uri)
         return EmptyResult()
 
     async def on_unsubscribe(

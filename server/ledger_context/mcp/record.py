@@ -11,9 +11,10 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
+from ..model.document import Document
 from ..pack.build import ContextBuild
 from ..pack.measure import measure, measured_json
-from ..proof.audit import AuditLog, CallRecord, arguments_json, utc_now
+from ..proof.audit import AuditLog, CallRecord, bounded_arguments, utc_now
 from ..reader.space import display_path
 from .ledgers import IDENTITY
 
@@ -40,45 +41,83 @@ class Recorder:
         *,
         call: str,
         arguments: dict[str, Any],
-        build: ContextBuild,
+        build: ContextBuild | None,
         ctx: Context | None,
-        document_sha256: str | None = None,
-    ) -> None:
-        """Record ``call`` with ``arguments``, answered from ``build``, for the client of ``ctx``."""
+        served: Document | None = None,
+        refused: str | None = None,
+    ) -> str | None:
+        """Record ``call`` with ``arguments``, for the client of ``ctx``: answered from
+        ``build`` with the pack, or with the document ``served``; or ``refused`` (the
+        reason; ``build`` ``None`` when there was none to answer from). The row's hash
+        (the receipt's ``audit_head``), or ``None`` when nothing was recorded."""
         if self.log is None:
-            return
+            return None
         try:
-            name, version, protocol = _client_of(ctx)
-            identity = IDENTITY.get()
-            origin = build.provenance(refresh=False)
-            b = build.budgeted
-            record = CallRecord(
-                time=utc_now(),
-                client_name=name,
-                client_version=version,
-                protocol=protocol,
-                call=call,
-                arguments=arguments_json(arguments),
-                space=display_path(build.ledger.space),
-                cap_tokens=b.cap_tokens,
-                ceiling=build.ceiling,
-                sha256=b.sha256,
-                bytes=b.pack_bytes,
-                tokens=b.tokens,
-                truncated=b.truncated,
-                dropped_blocks=b.dropped,
-                commit=origin.commit,
-                dirty=origin.dirty,
-                fingerprint=origin.fingerprint,
-                document_sha256=document_sha256,
-                pid=_PID,
-                measured=measured_json(measure(b.pack, b.tokens, sha256=b.sha256, count=False)),
-                subject=identity.subject if identity is not None else None,
-                client_id=identity.client_id if identity is not None else None,
+            return self.log.record(
+                _call_record(call, arguments, build, ctx, served, refused), _pack(build, refused)
             )
-            self.log.record(record, build.pack)
         except Exception:  # recording must never fail the call it records
             logger.exception("ledger-context: could not record %s in the audit log", call)
+            return None
+
+
+def _pack(build: ContextBuild | None, refused: str | None) -> str:
+    return build.pack if build is not None and refused is None else ""
+
+
+def _call_record(
+    call: str,
+    arguments: dict[str, Any],
+    build: ContextBuild | None,
+    ctx: Context | None,
+    served: Document | None,
+    refused: str | None,
+) -> CallRecord:
+    name, version, protocol = _client_of(ctx)
+    identity = IDENTITY.get()
+    shown, size, digest = bounded_arguments(arguments)
+    common: dict[str, Any] = {
+        "time": utc_now(),
+        "client_name": name,
+        "client_version": version,
+        "protocol": protocol,
+        "call": call,
+        "arguments": shown,
+        "arguments_bytes": size,
+        "arguments_sha256": digest,
+        "pid": _PID,
+        "subject": identity.subject if identity is not None else None,
+        "client_id": identity.client_id if identity is not None else None,
+        "refused": refused,
+        "served": None if refused is not None else served.path if served is not None else "pack",
+        "document_sha256": served.sha256 if served is not None else None,
+        "document_bytes": served.size if served is not None else None,
+    }
+    if build is None or refused is not None:
+        # A refused call served nothing: no pack figures, so none can hint at withheld text.
+        space = display_path(build.ledger.space) if build is not None else None
+        return CallRecord(
+            space=space, cap_tokens=None, ceiling=build.ceiling if build else None, sha256=None, bytes=None,
+            tokens=None, truncated=None, dropped_blocks=None, commit=None, dirty=None, fingerprint=None,
+            **common,
+        )  # fmt: skip
+    origin = build.provenance(refresh=False)
+    b = build.budgeted
+    return CallRecord(
+        space=display_path(build.ledger.space),
+        cap_tokens=b.cap_tokens,
+        ceiling=build.ceiling,
+        sha256=b.sha256,
+        bytes=b.pack_bytes,
+        tokens=b.tokens,
+        truncated=b.truncated,
+        dropped_blocks=b.dropped,
+        commit=origin.commit,
+        dirty=origin.dirty,
+        fingerprint=origin.fingerprint,
+        measured=measured_json(measure(b.pack, b.tokens, sha256=b.sha256, count=False)),
+        **common,
+    )
 
 
 _PID = os.getpid()

@@ -16,13 +16,17 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
+from ..model.document import Document
 from ..pack.build import ContextBuild
 from .catalogue import input_schema, output_schema
 from .error_map import tool_error
 from .ledgers import Ledgers
 from .record import Recorder
+
+RECEIPT_KEY = "ledger-context/receipt"
+"""``_meta`` key of a tool's receipt; the registry adds ``audit_head``, its audit row's hash."""
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 """Every tool reads the ledger and nothing else: read-only, idempotent, closed-world."""
@@ -32,12 +36,12 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_worl
 class Answer:
     """What a tool body gives back: the ``result`` for the client, and what the audit log
     records of the call (the ``build`` it was answered from, the ``arguments`` as the
-    tool understood them, the digest of a document it served)."""
+    tool understood them, the document it served)."""
 
     result: CallToolResult
     build: ContextBuild
     arguments: dict[str, Any]
-    document_sha256: str | None = None
+    served: Document | None = None
 
 
 Body = Callable[..., Awaitable[Answer]]
@@ -76,14 +80,23 @@ class ToolRegistry:
                 try:
                     answer = await body(*args, **kwargs)
                 except Exception as exc:
-                    return tool_error(exc, doing=name)
-                self.recorder.record(
+                    refusal = tool_error(exc, doing=name)
+                    asked = {k: v for k, v in kwargs.items() if k != context and k != "roots"}
+                    reason = refusal.content[0].text if isinstance(refusal.content[0], TextContent) else name
+                    self.recorder.record(
+                        call=name, arguments=asked, build=None, ctx=kwargs.get(context), refused=reason
+                    )
+                    return refusal
+                head = self.recorder.record(
                     call=name,
                     arguments=answer.arguments,
                     build=answer.build,
                     ctx=kwargs.get(context),
-                    document_sha256=answer.document_sha256,
+                    served=answer.served,
                 )
+                receipt = (answer.result.meta or {}).get(RECEIPT_KEY)
+                if isinstance(receipt, dict):  # the client holds the row's hash: proof of the record
+                    receipt["audit_head"] = head
                 return answer.result
 
             # The SDK reads the schema off the signature: the body's, returning the result.

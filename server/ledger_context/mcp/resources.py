@@ -38,6 +38,9 @@ def register_resources(server: MCPServer, ledgers: Ledgers, recorder: Recorder) 
         try:
             build = await build_for(ledgers, None)
         except LedgerContextError as exc:
+            recorder.record(
+                call=f"resource {PACK_URI}", arguments={}, build=None, ctx=REQUEST.get(), refused=str(exc)
+            )
             raise mcp_error(exc) from None
         recorder.record(call=f"resource {PACK_URI}", arguments={}, build=build, ctx=REQUEST.get())
         ledgers.served.remember(build.budgeted)
@@ -54,19 +57,16 @@ def register_resources(server: MCPServer, ledgers: Ledgers, recorder: Recorder) 
         mime_type="text/markdown",
     )
     async def document_resource(path: str, ctx: Context) -> str:
+        call = f"resource {DOCUMENT_TEMPLATE}"
+        build = None
         try:
             build = await build_for(ledgers, None)
             text = await served_document(build, path)
         except LedgerContextError as exc:
+            recorder.record(call=call, arguments={"path": path}, build=build, ctx=ctx, refused=str(exc))
             raise mcp_error(exc) from None
         accepted = next(d for d in build.ledger.documents if d.path == path)
-        recorder.record(
-            call=f"resource {DOCUMENT_TEMPLATE}",
-            arguments={"path": path},
-            build=build,
-            ctx=ctx,
-            document_sha256=accepted.sha256,
-        )
+        recorder.record(call=call, arguments={"path": path}, build=build, ctx=ctx, served=accepted)
         return text
 
 

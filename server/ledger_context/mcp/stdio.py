@@ -13,7 +13,10 @@ Replaces the SDK's ``stdio_server()``. Our own threads read stdin and write stdo
 - SIGINT and SIGTERM end serving at once: answers already handed to the writer are
   written (for at most :data:`FLUSH_SECONDS`), nothing after the signal is; a build still
   running in a worker thread cannot hold the exit (:func:`on_hard_exit`, :data:`EXIT_SECONDS`);
-- an error with code 0 (the SDK's catch-all) goes out as -32603, internal error.
+- an error with code 0 (the SDK's catch-all) goes out as -32603, internal error;
+- backpressure: while :data:`MAX_IN_FLIGHT` requests wait for their answers to be handed
+  to stdout, or :data:`OUTPUT_BYTES` of answers wait to be written (a client that sends
+  and never reads), stdin is not read, so memory stays bounded whatever the client does.
 
 Runs on anyio's asyncio backend; the threads talk to the loop through asyncio's
 thread-safe calls. Threads are daemons: a blocked read or write never holds the exit.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -54,7 +58,10 @@ EXIT_SECONDS: Final = 1.0
 """After a signal the process ends this soon even if a worker thread is still building."""
 ERROR_TEXT_CHARS: Final = 1000
 """Error messages and their ``data`` strings are cut to this many characters."""
-_OUTPUT_SLOTS: Final = 64
+OUTPUT_BYTES: Final = 4 << 20
+"""Answers waiting to be written to stdout, in bytes, past which no more input is read."""
+MAX_IN_FLIGHT: Final = 64
+"""Requests read and not yet handed to stdout, past which no more input is read."""
 _READ_CHUNK: Final = 1 << 16
 _INTERNAL_ERROR: Final = -32603
 
@@ -88,20 +95,39 @@ def _exit_soon(output: _Output) -> None:
 
 
 class _Output:
-    """stdout: a daemon thread writes what the loop hands it, at most ``_OUTPUT_SLOTS`` ahead."""
+    """stdout: a daemon thread writes what the loop hands it, at most :data:`OUTPUT_BYTES`
+    ahead (one answer more when it alone is larger). ``room`` is notified on every write."""
 
-    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop, on_broken: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        fd: int,
+        loop: asyncio.AbstractEventLoop,
+        on_broken: Callable[[], None],
+        room: threading.Condition | None = None,
+    ) -> None:
         self.fd = fd
         self.loop = loop
         self.on_broken = on_broken
         self.broken = False
-        self._room = anyio.Semaphore(_OUTPUT_SLOTS)
+        self.queued_bytes = 0
+        """Bytes handed over and not yet written."""
+        self.room = room or threading.Condition()
+        self._written = anyio.Event()
         self._queue: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._run, name="stdout", daemon=True).start()
 
     async def put(self, data: bytes) -> None:
-        await self._room.acquire()
+        while self.queued_bytes and self.queued_bytes + len(data) > OUTPUT_BYTES and not self.broken:
+            self._written = anyio.Event()
+            await self._written.wait()
+        self.queued_bytes += len(data)
         self._queue.put(data)
+
+    def _wrote(self, size: int) -> None:
+        self.queued_bytes -= size
+        self._written.set()
+        with self.room:  # the reader may wait for these bytes to go
+            self.room.notify_all()
 
     def _notify(self, fn: Callable[[], None]) -> None:
         with contextlib.suppress(RuntimeError):  # the loop already closed
@@ -120,7 +146,7 @@ class _Output:
                 self._notify(self.on_broken)
             finally:
                 self._queue.task_done()
-                self._notify(self._room.release)
+                self._notify(functools.partial(self._wrote, len(data)))
 
     def drain(self, timeout: float) -> None:
         """Wait up to ``timeout`` seconds (a thread call) for everything queued to be written."""
@@ -184,12 +210,15 @@ class StdioChannel:
         self._given_up: set[tuple[str, object]] = set()
         """Requests answered here with an error after EOF: a late SDK answer is dropped."""
         self._eof = False
+        self._in_flight = 0
+        """Requests read and not yet answered (``_pending``'s total, for the reader thread)."""
+        self._room = threading.Condition()
 
     async def serve(self, server: Server[Any], init_options: InitializationOptions) -> None:
         loop = asyncio.get_running_loop()
         self._answered = anyio.Event()
         self._scope = anyio.CancelScope()
-        output = _Output(self.stdout_fd, loop, lambda: self._stop("EPIPE"))
+        output = _Output(self.stdout_fd, loop, lambda: self._stop("EPIPE"), self._room)
         to_sdk, sdk_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         sdk_writes, from_sdk = anyio.create_memory_object_stream[SessionMessage](0)
         self._output = output
@@ -221,6 +250,21 @@ class StdioChannel:
         # Answers the SDK hands over from now on fail at once instead of being written.
         self._from_sdk.close()
         self._scope.cancel()
+        self._counted()
+
+    def _counted(self) -> None:
+        """Recount the requests in flight and wake the reader if it waits for room."""
+        self._in_flight = sum(self._pending.values())
+        with self._room:
+            self._room.notify_all()
+
+    def _wait_for_room(self) -> None:
+        """Block the reader thread while too many answers wait (the backpressure)."""
+        with self._room:
+            while self.stopped_by is None and (
+                self._in_flight >= MAX_IN_FLIGHT or self._output.queued_bytes >= OUTPUT_BYTES
+            ):
+                self._room.wait(0.5)
 
     # -- stdin: a daemon thread splits and checks lines, the loop hands them on ------------
 
@@ -231,6 +275,7 @@ class StdioChannel:
             item = line if isinstance(line, Fault) else _checked(line)
             if item is None:
                 return True
+            self._wait_for_room()
             try:
                 asyncio.run_coroutine_threadsafe(self._deliver(item), loop).result()
             except BaseException:  # the loop stopped serving: nothing left to read for
@@ -261,9 +306,11 @@ class StdioChannel:
         message = item.message
         if isinstance(message, types.JSONRPCRequest):
             self._pending[_key(message.id)] += 1
+            self._counted()
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             # A cancelled request is never answered (spec): stop waiting for it.
             self._pending.pop(_key((message.params or {}).get("requestId")), None)
+            self._counted()
         await self._to_sdk.send(item)
 
     async def _end_of_input(self) -> None:
@@ -293,6 +340,7 @@ class StdioChannel:
             error = {"jsonrpc": "2.0", "id": key[1], "error": {"code": _INTERNAL_ERROR, "message": message}}
             await self._output.put(json.dumps(error, separators=(",", ":")).encode("utf-8") + b"\n")
         self._pending.clear()
+        self._counted()
         _exit_soon(self._output)  # the cancelled work may sit in a worker thread: don't wait for it
 
     # -- stdout ------------------------------------------------------------------------
@@ -309,6 +357,7 @@ class StdioChannel:
                         self._pending[key] -= 1
                     else:
                         self._pending.pop(key, None)
+                    self._counted()
                     if not self._pending and self._eof:
                         self._answered.set()
                 await self._output.put(_encode(message))

@@ -36,10 +36,8 @@ from ..pack.settings import DETAILS, check_detail
 from ..reader.watch import WatchState
 from .apps import VIEW_META
 from .ledgers import DOCUMENT_PREFIX, Ledgers
+from .registry import RECEIPT_KEY as RECEIPT_KEY
 from .registry import Answer, ToolRegistry
-
-RECEIPT_KEY = "ledger-context/receipt"
-"""``_meta`` key of ``get_context``'s receipt: the figures ``explain_budget`` reports."""
 
 PAGE_KEY = "ledger-context/page"
 """``_meta`` key of ``read_document``'s page: offset, next_offset (``None`` on the last
@@ -250,7 +248,8 @@ def _register_explain_budget(tools: ToolRegistry, watcher: Watcher) -> None:
         ctx: Context, roots: RootsArg, detail: ExplainDetailArg = "brief", path: ExplainPathArg = None
     ) -> Answer:
         build = await _tool_build(ledgers, roots, detail)
-        data, text = _explanation(build, detail, path, recorder.state)
+        # In a worker thread: the path search and the full breakdown grow with the ledger.
+        data, text = await anyio.to_thread.run_sync(_explanation, build, detail, path, recorder.state)
         result = CallToolResult(
             content=[TextContent(type="text", text=text)],
             structured_content=(
@@ -279,4 +278,4 @@ def _register_read_document(tools: ToolRegistry) -> None:
             path = unquote(path[len(DOCUMENT_PREFIX) :])
         result = _page_result(path, await served_document(build, path), offset)
         accepted = next(d for d in build.ledger.documents if d.path == path)
-        return Answer(result, build, {"path": path, "offset": offset}, accepted.sha256)
+        return Answer(result, build, {"path": path, "offset": offset}, accepted)

@@ -81,7 +81,7 @@ class ContextBuild:
         if cached is not None and cached[0] is head:
             result: Provenance = cached[1]
             return result
-        result = provenance(self.ledger, head)
+        result = provenance(self.ledger, head, self.ceiling)
         self._memo["provenance"] = (head, result)
         return result
 

@@ -1,9 +1,16 @@
 """The audit log: what a server served, to whom, from which ledger state (SQLite).
 
-Two tables: ``calls`` holds one row per answered call (UTC time, client, the call and its
-arguments, space, cap, ceiling, the pack's SHA-256, bytes, tokens, truncated, dropped
-blocks, commit, dirty, fingerprint); ``packs`` holds each distinct pack body once, zlib
-compressed, under its SHA-256.
+Three tables: ``calls`` holds one row per call answered or refused (UTC time, client, the
+call and its arguments bounded to a digest and a prefix, space, cap, ceiling, the pack's
+SHA-256, bytes, tokens, truncated, dropped blocks, commit, dirty, fingerprint, what was
+served or why it was refused); ``packs`` holds each distinct pack body once, zlib
+compressed, under its SHA-256; ``anchors`` the last row pruned from each chain.
+
+Rows form hash chains (:mod:`~ledger_context.proof.chain`), one per server run: each row
+commits to the one before it, so :func:`verify` finds an edited, inserted, reordered or
+deleted row, and the receipt of a call carries its row's hash, which no later rewrite of
+the log can match. Every text is stored as SQLite can hold it (:func:`storable`), so one
+client's odd string never costs another record.
 
 :class:`AuditLog` writes from one thread of its own through a bounded queue: a call only
 puts its record on the queue and never waits for the disk; when the queue is full the
@@ -24,19 +31,23 @@ import json
 import logging
 import os
 import queue
+import re
+import secrets
 import sqlite3
+import stat
 import sys
 import threading
 import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import astuple, dataclass, fields
+from dataclasses import astuple, dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from ..model.errors import AuditError
+from . import chain
 
 logger = logging.getLogger("ledger_context.proof.audit")
 
@@ -45,9 +56,8 @@ DEFAULT_KEEP_DAYS = 90
 BUSY_TIMEOUT_MS = 10_000
 QUEUE_SIZE = 1000
 _SCHEMA_VERSION = 3
-_ADDED_COLUMNS = (("measured", "TEXT"), ("subject", "TEXT"), ("client_id", "TEXT"))
-"""Columns added to ``calls`` after version 1 (``measured`` in 2, ``subject`` and
-``client_id`` in 3): an older log gains them, empty, when opened."""
+ARGUMENTS_PREFIX_BYTES = 1024
+"""The most of a call's arguments (as JSON) a record keeps; the rest is in its digest."""
 _REOPEN_AFTER_S = 30.0
 
 _SCHEMA = """
@@ -65,34 +75,52 @@ CREATE TABLE IF NOT EXISTS calls (
     protocol TEXT,
     call TEXT NOT NULL,
     arguments TEXT NOT NULL,
-    space TEXT NOT NULL,
-    cap_tokens INTEGER NOT NULL,
+    space TEXT,
+    cap_tokens INTEGER,
     ceiling TEXT,
-    sha256 TEXT NOT NULL,
-    bytes INTEGER NOT NULL,
-    tokens INTEGER NOT NULL,
-    truncated INTEGER NOT NULL,
-    dropped_blocks INTEGER NOT NULL,
+    sha256 TEXT,
+    bytes INTEGER,
+    tokens INTEGER,
+    truncated INTEGER,
+    dropped_blocks INTEGER,
     commit_id TEXT,
     dirty INTEGER,
-    fingerprint TEXT NOT NULL,
+    fingerprint TEXT,
     document_sha256 TEXT,
     measured TEXT,
     subject TEXT,
-    client_id TEXT
+    client_id TEXT,
+    arguments_bytes INTEGER NOT NULL,
+    arguments_sha256 TEXT NOT NULL,
+    served TEXT,
+    document_bytes INTEGER,
+    refused TEXT,
+    chain TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    prev_hash TEXT NOT NULL,
+    row_hash TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS calls_time ON calls (time);
 CREATE INDEX IF NOT EXISTS calls_sha256 ON calls (sha256);
+CREATE INDEX IF NOT EXISTS calls_chain ON calls (chain, seq);
+CREATE TABLE IF NOT EXISTS anchors (
+    chain TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    row_hash TEXT NOT NULL
+);
 """
 
 
 @dataclass(frozen=True, slots=True)
 class CallRecord:
-    """One answered call. ``time`` is UTC, ISO 8601 with microseconds and ``Z``;
-    ``arguments`` the call's arguments as JSON; ``sha256``, ``bytes`` … describe the pack
-    the call was answered from; ``document_sha256`` the document served, if one was;
-    ``subject`` and ``client_id`` the bearer token's (HTTP with authorization), and
-    ``ceiling`` the ceiling that applied to that call."""
+    """One call, answered or refused. ``time`` is UTC, ISO 8601 with microseconds and
+    ``Z``; ``arguments`` the first :data:`ARGUMENTS_PREFIX_BYTES` of the call's arguments
+    as JSON, ``arguments_bytes`` and ``arguments_sha256`` the size and digest of all of
+    it; ``sha256``, ``bytes`` … describe the pack the call was answered from (``None``
+    when there was no pack to answer from); ``served`` is ``pack``, the path of the
+    document served (then ``document_sha256`` and ``document_bytes`` are its own), or
+    ``None`` for a refused call, whose reason is ``refused``. ``chain``, ``seq``,
+    ``prev_hash`` and ``row_hash`` place the row in its hash chain (set by the log)."""
 
     time: str
     client_name: str | None
@@ -100,24 +128,53 @@ class CallRecord:
     protocol: str | None
     call: str
     arguments: str
-    space: str
-    cap_tokens: int
+    space: str | None
+    cap_tokens: int | None
     ceiling: str | None
-    sha256: str
-    bytes: int
-    tokens: int
-    truncated: bool
-    dropped_blocks: int
+    sha256: str | None
+    bytes: int | None
+    tokens: int | None
+    truncated: bool | None
+    dropped_blocks: int | None
     commit: str | None
     dirty: bool | None
-    fingerprint: str
+    fingerprint: str | None
     document_sha256: str | None = None
     pid: int = 0
     measured: str | None = None
     """Real tokenizers' counts of the pack as JSON, ``{tokenizer: {"tokens", "drift",
     "library"}}`` (spec §9: beside the rule, never instead); ``None``: none counted."""
     subject: str | None = None
+    """The bearer token's subject (HTTP with authorization); ``ceiling`` is the one that
+    applied to the call."""
     client_id: str | None = None
+    arguments_bytes: int = 0
+    arguments_sha256: str = ""
+    served: str | None = "pack"
+    document_bytes: int | None = None
+    refused: str | None = None
+    chain: str = ""
+    seq: int = 0
+    prev_hash: str = ""
+    row_hash: str = ""
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """``text`` with every lone surrogate written as its ``\\udXXX`` escape: UTF-8 (and
+    so SQLite) cannot hold one, and a valid JSON string may carry it."""
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _storable_fields(record: CallRecord) -> CallRecord:
+    changes = {
+        f.name: storable(value)
+        for f in fields(record)
+        if isinstance(value := getattr(record, f.name), str) and _LONE_SURROGATE.search(value)
+    }
+    return replace(record, **changes) if changes else record  # type: ignore[arg-type]
 
 
 def utc_now() -> str:
@@ -127,7 +184,15 @@ def utc_now() -> str:
 
 def arguments_json(arguments: dict[str, Any]) -> str:
     """``arguments`` as compact JSON with sorted keys; anything JSON cannot hold as text."""
-    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=repr)
+    return storable(json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=repr))
+
+
+def bounded_arguments(arguments: dict[str, Any]) -> tuple[str, int, str]:
+    """``arguments`` as a record keeps them: (the first :data:`ARGUMENTS_PREFIX_BYTES` of
+    their JSON, cut between code points; the JSON's size in bytes; its SHA-256)."""
+    data = arguments_json(arguments).encode("utf-8")
+    prefix = data[:ARGUMENTS_PREFIX_BYTES].decode("utf-8", "ignore")
+    return prefix, len(data), hashlib.sha256(data).hexdigest()
 
 
 def default_path() -> Path:
@@ -164,16 +229,38 @@ def _placement_fault(path: Path) -> str | None:
     return None if folder.is_dir() else f"{folder} is not a folder"
 
 
-def _create_private(path: Path) -> None:
-    """Create the folder (0700) and the file (0600) if missing; tighten an existing file."""
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_private(path: Path, create: bool) -> tuple[int, int]:
+    """Open the log file without following a symbolic link (creating the folder 0700 and
+    the file 0600 when ``create``), tighten a loose mode; its (device, inode).
+
+    A link is refused, never followed: a dangling one would create the log at its target,
+    and a linked file would be chmod'ed.
+    """
     fault = _placement_fault(path)
     if fault is not None:
         raise NotADirectoryError(errno.ENOTDIR, fault)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    if path.is_symlink():
+        raise OSError(errno.ELOOP, f"{path} is a symbolic link; give the log's real path")
+    if create:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
-        if os.name != "nt" and os.fstat(fd).st_mode & 0o077:
+        fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0) | _NOFOLLOW, 0o600)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no audit log at {path}") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, f"{path} is a symbolic link; give the log's real path") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, f"{path} is not a regular file")
+        if create and os.name != "nt" and st.st_mode & 0o077:
             os.fchmod(fd, 0o600)
+        return (st.st_dev, st.st_ino)
     finally:
         os.close(fd)
 
@@ -181,32 +268,41 @@ def _create_private(path: Path) -> None:
 def connect(path: Path, create: bool) -> sqlite3.Connection:
     """An open log at ``path`` in WAL mode with a busy timeout and the schema in place.
 
-    Raises ``OSError`` or ``sqlite3.Error`` when the file cannot be created or opened.
+    Raises ``OSError`` or ``sqlite3.Error`` when the file cannot be created or opened, or
+    is (or became, while opening) a symbolic link.
     """
-    if create:
-        _create_private(path)
-    elif not path.is_file():
-        raise FileNotFoundError(f"no audit log at {path}")
+    identity = _open_private(path, create)
     db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     try:
+        st = os.lstat(path)  # SQLite follows links: the file it opened must be the one checked
+        if (st.st_dev, st.st_ino) != identity:
+            raise OSError(errno.ELOOP, f"{path} was replaced while it was opened")
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
         if db.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
             with _transaction(db):  # two servers creating it at once take turns
+                _set_aside_unchained(db)
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         db.execute(statement)
-                present = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
-                for name, kind in _ADDED_COLUMNS:
-                    if name not in present:
-                        db.execute(f"ALTER TABLE calls ADD COLUMN {name} {kind}")
                 db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _set_aside_unchained(db: sqlite3.Connection) -> None:
+    """A version 1 or 2 log's rows have no chain: they are kept, unlisted, in
+    ``calls_v1`` or ``calls_v2``."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version not in (1, 2):
+        return
+    db.execute("DROP INDEX IF EXISTS calls_time")
+    db.execute("DROP INDEX IF EXISTS calls_sha256")
+    db.execute(f"ALTER TABLE calls RENAME TO calls_v{version}")
 
 
 @contextmanager
@@ -223,7 +319,10 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
 def _insert(db: sqlite3.Connection, record: CallRecord, pack: bytes) -> None:
     # The body is looked up in the same transaction as the row, so a concurrent prune
     # can never leave a row whose pack is gone.
-    if db.execute("SELECT 1 FROM packs WHERE sha256 = ?", (record.sha256,)).fetchone() is None:
+    if (
+        record.sha256 is not None
+        and db.execute("SELECT 1 FROM packs WHERE sha256 = ?", (record.sha256,)).fetchone() is None
+    ):
         db.execute(
             "INSERT INTO packs (sha256, bytes, body) VALUES (?, ?, ?)",
             (record.sha256, len(pack), zlib.compress(pack, 6)),
@@ -235,6 +334,12 @@ def _insert(db: sqlite3.Connection, record: CallRecord, pack: bytes) -> None:
 def _prune(db: sqlite3.Connection, keep_days: int) -> tuple[int, int]:
     cutoff = (datetime.now(UTC) - timedelta(days=keep_days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     with _transaction(db):
+        # Each chain keeps the hash of its last pruned row, so its first row left still links.
+        db.execute(
+            "INSERT OR REPLACE INTO anchors (chain, seq, row_hash) SELECT chain, seq, row_hash FROM calls"
+            " WHERE id IN (SELECT MAX(id) FROM calls WHERE time < ? GROUP BY chain)",
+            (cutoff,),
+        )
         calls = db.execute("DELETE FROM calls WHERE time < ?", (cutoff,)).rowcount
         packs = db.execute("DELETE FROM packs WHERE sha256 NOT IN (SELECT sha256 FROM calls)").rowcount
     return calls, packs
@@ -256,6 +361,11 @@ class AuditLog:
         self.written = 0
         self._failure: str | None = None
         self._queue: queue.Queue[tuple[CallRecord, bytes] | None] = queue.Queue(queue_size)
+        self.chain = secrets.token_hex(8)
+        """This log's chain: the rows this server run writes, each linked to the one before."""
+        self._seq = 0
+        self._head = chain.START
+        self._chain_lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None  # the open file's, to notice it replaced
         self._retry_at = 0.0  # after a failed open, the next try waits a while
@@ -273,13 +383,32 @@ class AuditLog:
             return "ok"
         return f"failing: {self._failure} ({self.dropped} records not written)"
 
-    def record(self, record: CallRecord, pack: str) -> None:
-        """Queue ``record`` with its pack text; never blocks, never raises."""
+    def record(self, record: CallRecord, pack: str) -> str | None:
+        """Queue ``record`` with its pack text as the next row of this log's chain; never
+        blocks, never raises. The row's hash (the chain head), or ``None`` when the
+        record was dropped (the chain then goes on without it)."""
         try:
-            self._queue.put_nowait((record, pack.encode("utf-8", "surrogatepass")))
-        except queue.Full:  # logged once, not per record: this is the request path
+            return self._link_and_queue(record, pack.encode("utf-8", "surrogatepass"))
+        except Exception:  # the request path: count it, never fail the call
+            logger.exception("ledger-context: could not record %s", record.call)
             self.dropped += 1
-            self._fail("the writer is behind and its queue is full")
+            return None
+
+    def _link_and_queue(self, record: CallRecord, body: bytes) -> str | None:
+        with self._chain_lock:  # the chain's order is the queue's order
+            linked = replace(
+                _storable_fields(record), chain=self.chain, seq=self._seq, prev_hash=self._head, row_hash=""
+            )
+            linked = replace(linked, row_hash=chain.row_hash(self._head, astuple(linked)[:-1]))
+            try:
+                self._queue.put_nowait((linked, body))
+            except queue.Full:  # logged once, not per record: this is the request path
+                self.dropped += 1
+                self._fail("the writer is behind and its queue is full")
+                return None
+            self._seq += 1
+            self._head = linked.row_hash
+        return linked.row_hash
 
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until every queued record is written or dropped; True if it happened in time."""
@@ -365,10 +494,11 @@ class AuditLog:
         if db is None:
             self.dropped += len(records)
             return
+        lost = 0
         try:
             with _transaction(db):
                 for record, pack in records:
-                    _insert(db, record, pack)
+                    lost += _insert_alone(db, record, pack)
         except Exception as exc:  # the writer thread must outlive any fault, or calls would queue up
             self.dropped += len(records)
             self._fail(f"cannot write: {_reason(exc)}")
@@ -376,10 +506,26 @@ class AuditLog:
                 db.close()
             self._db = None
             return
-        self.written += len(records)
+        self.written += len(records) - lost
+        self.dropped += lost
         if self._failure is not None:
             logger.info("ledger-context: the audit log %s is written again", self.path)
             self._failure = None
+
+
+def _insert_alone(db: sqlite3.Connection, record: CallRecord, pack: bytes) -> int:
+    """Insert one record in a savepoint, so that a record SQLite refuses costs no other:
+    0 when written, 1 when refused (logged)."""
+    db.execute("SAVEPOINT one_record")
+    try:
+        _insert(db, record, pack)
+    except (sqlite3.Error, ValueError) as exc:
+        db.execute("ROLLBACK TO one_record")
+        db.execute("RELEASE one_record")
+        logger.error("ledger-context: the audit log refused the record of %s: %s", record.call, _reason(exc))
+        return 1
+    db.execute("RELEASE one_record")
+    return 0
 
 
 def _connect_retrying(path: Path, create: bool, attempts: int = 5) -> sqlite3.Connection:
@@ -398,7 +544,7 @@ def _connect_retrying(path: Path, create: bool, attempts: int = 5) -> sqlite3.Co
 def _file_identity(path: Path) -> tuple[int, int] | None:
     """(device, inode) of ``path``, or ``None`` when it does not exist."""
     try:
-        st = os.stat(path)
+        st = os.lstat(path)  # a link put in its place is a replacement
     except OSError:
         return None
     return (st.st_dev, st.st_ino)
@@ -440,13 +586,14 @@ def list_calls(path: Path, space: str | None = None, since: str | None = None) -
         rows = db.execute(query + " ORDER BY time, id", params).fetchall()
     finally:
         db.close()
-    records = []
-    for row in rows:
-        values = dict(zip(_FIELDS, row, strict=True))
-        values["truncated"] = bool(values["truncated"])
-        values["dirty"] = None if values["dirty"] is None else bool(values["dirty"])
-        records.append(CallRecord(**values))
-    return records
+    return [_as_recorded(dict(zip(_FIELDS, row, strict=True))) for row in rows]
+
+
+def _as_recorded(values: dict[str, Any]) -> CallRecord:
+    """A row read back as the :class:`CallRecord` it was written from (SQLite has no bool)."""
+    for name in ("truncated", "dirty"):
+        values[name] = None if values[name] is None else bool(values[name])
+    return CallRecord(**values)
 
 
 def pack_body(path: Path, sha256: str) -> bytes:
@@ -470,28 +617,80 @@ def pack_body(path: Path, sha256: str) -> bytes:
     return zlib.decompress(rows[0][1])
 
 
-def verify(path: Path) -> tuple[int, list[str]]:
-    """Re-hash every stored pack: (packs checked, SHA-256s whose body does not match)."""
+def verify(path: Path, head: str | None = None) -> tuple[int, list[str]]:
+    """Check the whole log: (packs checked, every problem found, each naming its pack or row).
+
+    Every stored pack is re-hashed; every chain is walked (an edited, inserted, reordered
+    or deleted row breaks it); every row's bytes and tokens must agree with its stored
+    pack; and ``head`` (a receipt's ``audit_head``), if given, must be a row of the log.
+    """
     db = _reader(path)
-    bad: list[str] = []
-    checked = 0
     try:
-        for sha256, size, body in db.execute("SELECT sha256, bytes, body FROM packs ORDER BY sha256"):
-            checked += 1
-            try:
-                data = zlib.decompress(body)
-            except zlib.error:
-                bad.append(sha256)
-                continue
-            if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
-                bad.append(sha256)
-        orphans = db.execute(
-            "SELECT DISTINCT sha256 FROM calls WHERE sha256 NOT IN (SELECT sha256 FROM packs)"
-        ).fetchall()
-        bad.extend(f"{row[0]} (recorded, body missing)" for row in orphans)
+        checked, bad = _verify_packs(db)
+        bad.extend(_verify_chains(db))
+        bad.extend(_verify_counts(db))
+        if (
+            head is not None
+            and db.execute("SELECT 1 FROM calls WHERE row_hash = ?", (head.lower(),)).fetchone() is None
+        ):
+            bad.append(
+                f"no row has the hash {head[:70]}: the row that receipt holds was deleted or rewritten"
+            )
     finally:
         db.close()
     return checked, bad
+
+
+def _verify_packs(db: sqlite3.Connection) -> tuple[int, list[str]]:
+    bad: list[str] = []
+    checked = 0
+    for sha256, size, body in db.execute("SELECT sha256, bytes, body FROM packs ORDER BY sha256"):
+        checked += 1
+        try:
+            data = zlib.decompress(body)
+        except zlib.error:
+            bad.append(sha256)
+            continue
+        if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
+            bad.append(sha256)
+    orphans = db.execute(
+        "SELECT DISTINCT sha256 FROM calls "
+        "WHERE sha256 IS NOT NULL AND sha256 NOT IN (SELECT sha256 FROM packs)"
+    ).fetchall()
+    bad.extend(f"{row[0]} (recorded, body missing)" for row in orphans)
+    return checked, bad
+
+
+def _verify_chains(db: sqlite3.Connection) -> list[str]:
+    anchors = {
+        name: (seq, digest) for name, seq, digest in db.execute("SELECT chain, seq, row_hash FROM anchors")
+    }
+    bad: list[str] = []
+    links: list[chain.Link] = []
+    current: str | None = None
+    rows = db.execute(f"SELECT id, {_COLUMNS} FROM calls ORDER BY chain, id")
+    for row_id, *values in rows:
+        record = dict(zip(_FIELDS, values, strict=True))
+        if record["chain"] != current:
+            if current is not None:
+                bad.extend(chain.breaks(links, anchors.get(current)))
+            current, links = record["chain"], []
+        stored = _as_recorded(record)
+        links.append(chain.Link(row_id, stored.seq, stored.prev_hash, stored.row_hash, astuple(stored)[:-1]))
+    if current is not None:
+        bad.extend(chain.breaks(links, anchors.get(current)))
+    return bad
+
+
+def _verify_counts(db: sqlite3.Connection) -> list[str]:
+    rows = db.execute(
+        "SELECT c.id, c.bytes, c.tokens, p.bytes FROM calls c JOIN packs p ON p.sha256 = c.sha256 "
+        "WHERE c.bytes IS NOT p.bytes OR c.tokens IS NOT (p.bytes + 3) / 4 ORDER BY c.id"
+    )
+    return [
+        f"row {row_id}: {size} bytes and {tokens} tokens contradict its stored pack ({stored} bytes)"
+        for row_id, size, tokens, stored in rows
+    ]
 
 
 def prune(path: Path, keep_days: int = DEFAULT_KEEP_DAYS) -> tuple[int, int]:

@@ -38,6 +38,10 @@ MAX_LINK_HOPS = 40
 
 _TREE, _LINK, _GITLINK = "40000", "120000", "160000"
 
+OUTSIDE_TARGET = b".ledger-context: this link leaves the commit"
+"""What a link whose target leaves the committed tree points at once written: a name that
+does not exist beside it, so the walk reports it dangling and nothing on disk is read."""
+
 
 @dataclass(frozen=True, slots=True)
 class Revision:
@@ -72,20 +76,23 @@ class _Objects:
         self.stdout = self.proc.stdout
 
     def close(self) -> None:
-        with suppress(OSError):
-            self.stdin.close()
-        try:
-            self.proc.wait(1.0)
-        except subprocess.TimeoutExpired:  # stopped early, git still writing: no one reads on
+        # Stop git first: a request thread blocked on a full pipe (git waiting for us to
+        # read an answer we will never read) holds stdin's lock until its write fails.
+        if self.proc.poll() is None:
             self.proc.kill()
-            self.proc.wait()
+        self.proc.wait()
+        with suppress(OSError, ValueError):
+            self.stdin.close()
         self.stdout.close()
 
     def _header(self, oid: str) -> tuple[str, int]:
         line = self.stdout.readline()
         parts = line.split()
         if len(parts) != 3:
-            raise RevisionError(f"git object {oid} is missing from the repository")
+            raise RevisionError(
+                f"git object {oid} is missing from the repository or cannot be read (a shallow or "
+                "partial clone, or a corrupt object): fetch it, or build from another revision"
+            )
         return parts[1].decode("ascii"), int(parts[2])
 
     def read(self, oid: str) -> tuple[str, bytes]:
@@ -199,6 +206,7 @@ class _Writer:
                 self.folders.add(here)
 
     def link(self, parts: tuple[bytes, ...], target: bytes) -> None:
+        """Write the link ``parts`` (its target checked by :meth:`_Resolver.link`)."""
         if parts not in self.links:
             self.folder(parts[:-1])
             os.symlink(target, self.fs(parts))
@@ -236,6 +244,24 @@ class _Resolver:
         self.tree = tree
         self.writer = writer
         self.targets: dict[str, bytes] = {}
+        self.checking: set[tuple[bytes, ...]] = set()
+        self.outside: list[str] = []
+        """Links (paths in the tree) whose target leaves the commit: written dangling."""
+
+    def link(self, parts: tuple[bytes, ...], target: bytes) -> None:
+        """Write the link ``parts`` to ``target``, or to :data:`OUTSIDE_TARGET` when its
+        resolution leaves the committed tree: on disk it would lead out of the private
+        copy, to files that were never committed."""
+        if parts in self.writer.links or parts in self.checking:
+            return
+        self.checking.add(parts)
+        try:
+            leaves = self._walk(parts[:-1], target)[1]
+        finally:
+            self.checking.discard(parts)
+        if leaves:
+            self.outside.append("/".join(map(os.fsdecode, parts)))
+        self.writer.link(parts, OUTSIDE_TARGET if leaves else target)
 
     def link_target(self, oid: str) -> bytes:
         target = self.targets.get(oid)
@@ -247,8 +273,15 @@ class _Resolver:
         """Follow ``target`` from the folder ``start``; the real path reached and its
         entry, or ``None`` (dangling, a loop, or out of the repository). Every folder
         and link passed is written, so the same resolution works on disk."""
+        return self._walk(start, target)[0]
+
+    def _walk(
+        self, start: tuple[bytes, ...], target: bytes
+    ) -> tuple[tuple[tuple[bytes, ...], TreeEntry] | None, bool]:
+        """:meth:`resolve`, and whether the resolution left the tree (absolute, or ``..``
+        above its root)."""
         if target.startswith(b"/"):
-            return None
+            return None, True
         here = list(start)
         queue = [p for p in target.split(b"/")]
         hops = 0
@@ -259,20 +292,20 @@ class _Resolver:
                 continue
             if part == b"..":
                 if not here:
-                    return None
+                    return None, True
                 here.pop()
                 continue
             found = self.tree.entry((*here, part))
             if found is None:
-                return None
+                return None, False
             if found[0] == _LINK:
                 hops += 1
                 if hops > MAX_LINK_HOPS:
-                    return None
+                    return None, False
                 link_target = self.link_target(found[1])
-                self.writer.link((*here, part), link_target)
+                self.link((*here, part), link_target)
                 if link_target.startswith(b"/"):
-                    return None
+                    return None, True
                 queue = [*link_target.split(b"/"), *queue]
                 continue
             if _is_tree(found[0]):
@@ -281,10 +314,10 @@ class _Resolver:
                 entry = found
                 continue
             if any(p not in (b"", b".") for p in queue):
-                return None  # a file used as a folder
+                return None, False  # a file used as a folder
             here.append(part)
             entry = found
-        return tuple(here), entry
+        return (tuple(here), entry), False
 
 
 def _rev_parse(rev: str, repo: str) -> str:
@@ -380,7 +413,12 @@ def _materialise(tree: _Tree, writer: _Writer, resolver: _Resolver, space: tuple
     assert entry is not None
     if entry[0] == _LINK:
         target = resolver.link_target(entry[1])
-        writer.link(ledger, target)
+        resolver.link(ledger, target)
+        if resolver.outside:
+            raise RevisionError(
+                f"{os.fsdecode(b'/'.join(ledger))} is a symbolic link to {os.fsdecode(target)!r}, which "
+                "leaves the committed tree: --rev reads the commit only, never files on disk"
+            )
         resolved = resolver.resolve(space, target)
         if resolved is None or not _is_tree(resolved[1][0]):
             return  # not a folder in this commit: finding the space says so
@@ -390,7 +428,7 @@ def _materialise(tree: _Tree, writer: _Writer, resolver: _Resolver, space: tuple
     else:  # a file named .ledger: finding the space says so
         writer.written[ledger] = writer.files[ledger] = entry
     for link, oid in writer.pending_links:
-        writer.link(link, resolver.link_target(oid))
+        resolver.link(link, resolver.link_target(oid))
     needed: set[tuple[bytes, ...]] = set()
     for link, oid in writer.pending_links:
         resolved = resolver.resolve(link[:-1], resolver.link_target(oid))

@@ -9,6 +9,9 @@ holds for the whole build (spec §8, provenance):
   (``None`` outside a work tree);
 - ``fingerprint``: :func:`fingerprint` over every document read.
 
+Under a ceiling both are taken over the documents it does not withhold only: a digest that
+moves with a withheld file would confirm a guess of its content (spec §8).
+
 Git is asked through its command line, lazily: only an explanation or a receipt needs
 HEAD, never ``ledger-context pack``. ``git rev-parse`` gives the top level and the git
 folders (once), then HEAD; one ``git ls-tree`` gives HEAD's blob ids below the ledger,
@@ -27,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..model.classify import is_withheld
+from ..model.document import Document
 from ..reader.ledger import Ledger
 from ..reader.space import LEDGER_DIR
 
@@ -258,18 +263,19 @@ def _relative(path: str, root: str) -> str | None:
     return path[len(root.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
 
 
-def dirty(ledger: Ledger, head: Head) -> bool:
+def dirty(ledger: Ledger, head: Head, documents: Iterable[Document] | None = None) -> bool:
     """True when a document read differs from ``head``'s version of its file or is untracked.
 
     A document's file in the tree is its path below the ledger's real folder; where that
     entry is missing or a link (the path goes through a link), its real path decides.
     """
+    chosen = list(ledger.documents if documents is None else documents)
     ledger_rel = _relative(os.path.realpath(os.path.join(ledger.space, LEDGER_DIR)), head.toplevel)
     if head.commit is None or ledger_rel is None:
-        return bool(ledger.documents)
+        return bool(chosen)
     base = ledger_rel + "/" if ledger_rel else ""
     skip = len(LEDGER_DIR) + 1
-    for document in ledger.documents:
+    for document in chosen:
         entry = head.tree.get(base + document.path[skip:])
         if entry is None or entry[0] == _LINK_MODE:
             real = _relative(os.path.realpath(os.path.join(ledger.space, document.path)), head.toplevel)
@@ -279,10 +285,11 @@ def dirty(ledger: Ledger, head: Head) -> bool:
     return False
 
 
-def provenance(ledger: Ledger, head: Head | None) -> Provenance:
+def provenance(ledger: Ledger, head: Head | None, ceiling: str | None = None) -> Provenance:
     """The provenance of a build that read ``ledger``, against ``head`` (``None``: no
-    work tree, or git refused it)."""
-    digest = fingerprint((d.path, d.sha256) for d in ledger.documents)
+    work tree, or git refused it), over the documents ``ceiling`` does not withhold."""
+    shown = [d for d in ledger.documents if not is_withheld(d.data_class, ceiling)]
+    digest = fingerprint((d.path, d.sha256) for d in shown)
     if head is None:
         return Provenance(None, None, digest, False)
-    return Provenance(head.commit, dirty(ledger, head), digest, True)
+    return Provenance(head.commit, dirty(ledger, head, shown), digest, True)

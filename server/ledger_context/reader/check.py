@@ -9,6 +9,7 @@ clean, 1 for warnings only, 2 when a document was skipped.
 
 from __future__ import annotations
 
+import os
 import time
 import unicodedata
 from collections import defaultdict
@@ -64,9 +65,33 @@ def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
     problems.extend(_loader_problems())
     problems.extend(_undeclared(ledger))
     problems.extend(_normalisation_twins(ledger))
+    problems.extend(_hard_links(ledger))
     problems.sort(key=problem_sort_key)
     selected = frozenset(d.path for d in ledger.documents if KIND[d.kind].titled(d.status))
     return CheckReport(problems, selected, full_loader())
+
+
+def _hard_links(ledger: Ledger) -> list[Problem]:
+    """Documents whose file has more than one hard link: the same bytes live under another
+    name, perhaps outside the ledger, and nothing tells which name is the original. They
+    are served like any document (docs/decisions.md); ``check`` says so."""
+    problems = []
+    for document in ledger.documents:
+        try:
+            links = os.stat(os.path.join(ledger.space, document.path)).st_nlink
+        except OSError:  # gone since the build: the next build reports it
+            continue
+        if links > 1:
+            problems.append(
+                Problem(
+                    document.path,
+                    "warning",
+                    f"file has {links} hard links: the same file is also reachable by another "
+                    "name, possibly outside the ledger, and is served as this document; if it "
+                    "is not meant to be shared, replace it with a copy (cp, then mv over it)",
+                )
+            )
+    return problems
 
 
 UNDECLARED_NAMED = 3

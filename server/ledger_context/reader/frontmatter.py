@@ -264,14 +264,69 @@ class _LoaderMixin:
         return mapping
 
 
+class _TabsAsLibyaml:
+    """The pure-Python scanner's skip between tokens, made libyaml's: a tab separates
+    tokens wherever it cannot be indentation (inside a flow collection, or once a line has
+    a token and a simple key is no longer allowed), so ``status: accepted<TAB>`` reads the
+    same with both loaders (PyYAML's scanner skips spaces only)."""
+
+    def scan_to_next_token(self) -> None:
+        scanner: Any = self
+        if scanner.index == 0 and scanner.peek() == "\ufeff":
+            scanner.forward()
+        while True:
+            while scanner.peek() == " " or (
+                scanner.peek() == "\t" and (scanner.flow_level or not scanner.allow_simple_key)
+            ):
+                scanner.forward()
+            if scanner.peek() == "#":
+                while scanner.peek() not in "\0\r\n\x85\u2028\u2029":
+                    scanner.forward()
+            if not scanner.scan_line_break():
+                return
+            if not scanner.flow_level:
+                scanner.allow_simple_key = True
+
+    def scan_plain_spaces(self, indent: int, start_mark: Any) -> list[str]:
+        """PyYAML's, with tabs as well as spaces between the words of a plain scalar and
+        before its line break, as libyaml has them (``b<TAB>c`` is one value)."""
+        scanner: Any = self
+        length = 0
+        while scanner.peek(length) in " \t":
+            length += 1
+        whitespaces = scanner.prefix(length)
+        scanner.forward(length)
+        if scanner.peek() not in "\r\n\x85\u2028\u2029":
+            return [whitespaces] if whitespaces else []
+        line_break = scanner.scan_line_break()
+        scanner.allow_simple_key = True
+        if _document_marker(scanner):
+            return []
+        breaks = []
+        while scanner.peek() in " \r\n\x85\u2028\u2029":
+            if scanner.peek() == " ":
+                scanner.forward()
+                continue
+            breaks.append(scanner.scan_line_break())
+            if _document_marker(scanner):
+                return []
+        chunks = [line_break] if line_break != "\n" else [] if breaks else [" "]
+        return chunks + breaks
+
+
+def _document_marker(scanner: Any) -> bool:
+    return scanner.prefix(3) in ("---", "...") and scanner.peek(3) in "\0 \t\r\n\x85\u2028\u2029"
+
+
 @functools.cache
 def _loader_class(loader_name: Literal["libyaml", "python"]) -> type[_LoaderMixin]:
-    """libyaml's ``CBaseLoader`` or PyYAML's pure-Python ``BaseLoader``, with the checks
-    of :class:`_LoaderMixin`."""
+    """libyaml's ``CBaseLoader`` or PyYAML's pure-Python ``BaseLoader`` (its tabs read as
+    libyaml reads them, :class:`_TabsAsLibyaml`), with the checks of :class:`_LoaderMixin`."""
     import yaml
 
-    base = yaml.CBaseLoader if loader_name == "libyaml" else yaml.BaseLoader
-    return type(f"_{loader_name.capitalize()}Loader", (_LoaderMixin, base), {})
+    if loader_name == "libyaml":
+        return type("_LibyamlLoader", (_LoaderMixin, yaml.CBaseLoader), {})
+    return type("_PythonLoader", (_LoaderMixin, _TabsAsLibyaml, yaml.BaseLoader), {})
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
