@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ledger_context.reader import frontmatter
+
 if TYPE_CHECKING:
     from mcp import StdioServerParameters
 
@@ -100,6 +102,10 @@ def assert_linear(call: Callable[[], object]) -> None:
 
 PURE_YAML = os.environ.get("LEDGER_CONTEXT_YAML", "").strip().casefold() == "python"
 """True when the suite runs with PyYAML's pure-Python loader (``make pytest-pure-yaml``)."""
+
+# The suite is an edge too: its YAML switches become the reader's default, so in-process
+# builds follow ``make pytest-pure-yaml`` as the command line does.
+frontmatter.DEFAULT_YAML = frontmatter.yaml_options(os.environ)
 
 libyaml_only = pytest.mark.xfail(
     PURE_YAML,

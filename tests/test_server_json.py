@@ -100,7 +100,7 @@ def test_the_package_is_this_projects_pypi_package_run_with_uvx_over_stdio() -> 
 
 def test_every_environment_variable_the_server_reads_is_documented() -> None:
     read = set()
-    for path in (REPO / "server" / "ledger_context").glob("*.py"):
+    for path in (REPO / "server" / "ledger_context").rglob("*.py"):
         read |= set(re.findall(r'"(LEDGER_[A-Z_]+)"', path.read_text(encoding="utf-8")))
     (package,) = SERVER_JSON["packages"]
     documented = {variable["name"]: variable for variable in package["environmentVariables"]}

@@ -1,5 +1,9 @@
 """The command line: ``pack``, ``explain``, ``check``, ``serve``, ``audit``; the only module that prints.
 
+It is the edge: the only module that reads flags and environment variables. It turns
+them into one checked :class:`~ledger_context.pack.settings.Settings` (cap, ceiling, YAML
+loader options), a space and an audit log path, and hands them down.
+
 Every command reads the same core as the MCP server, so ``ledger-context pack`` writes
 exactly the bytes ``get_context`` returns. Errors go to stderr as ``Error: ...`` with
 the exit code of their :class:`~ledger_context.model.errors.LedgerContextError`.
@@ -18,11 +22,18 @@ from typing import NamedTuple, TypeAlias
 
 from . import __version__
 from .model.classify import CLASSES
-from .model.errors import InvalidArgumentError, LedgerContextError, RevisionError, SpaceNotFoundError
-from .pack.budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
+from .model.errors import (
+    InvalidArgumentError,
+    InvalidCapError,
+    LedgerContextError,
+    RevisionError,
+    SpaceNotFoundError,
+)
+from .pack.budget import DEFAULT_CAP_TOKENS
 from .pack.build import ContextBuild, ContextBuilder
 from .pack.settings import Settings, make_settings
 from .proof.provenance import HeadSource
+from .reader.frontmatter import yaml_options
 from .reader.space import display_path, find_space, holds_ledger, space_from_environment
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
@@ -31,13 +42,11 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def _cap_tokens(value: str) -> int:
+    """The number a cap's text spells; whether it is a valid cap is the settings' check."""
     text = value.strip()
     if not text.isascii() or not text.isdigit():
         raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a whole number of tokens (digits 0-9)")
-    cap = int(text)
-    if not 1 <= cap <= MAX_CAP_TOKENS:
-        raise argparse.ArgumentTypeError(f"the cap must be from 1 to {MAX_CAP_TOKENS} tokens")
-    return cap
+    return int(text)
 
 
 class _Options(NamedTuple):
@@ -231,9 +240,15 @@ def _keep_days(value: str) -> int:
     return int(text)
 
 
+class _UsageError(Exception):
+    """A flag's value the settings refused: argparse reports it with the usage line."""
+
+
 def _options(args: argparse.Namespace) -> Settings:
-    """The settings of ``args``: each flag, else its environment variable, else the default."""
-    cap = getattr(args, "cap_tokens", None)
+    """The settings of ``args``: each flag, else its environment variable, else the default;
+    checked once, here (:func:`~ledger_context.pack.settings.make_settings`)."""
+    flag = getattr(args, "cap_tokens", None)
+    cap = flag
     if cap is None:
         raw = os.environ.get(CAP_ENV)  # set but empty is refused, like the flag
         try:
@@ -243,14 +258,19 @@ def _options(args: argparse.Namespace) -> Settings:
     ceiling = getattr(args, "max_data_class", None)
     if ceiling is None:
         ceiling = os.environ.get(CEILING_ENV)  # set but empty is refused, like the flag
-    return make_settings(cap, ceiling)
+    try:
+        return make_settings(cap, ceiling, yaml_options(os.environ))
+    except InvalidCapError as exc:  # the settings' one message, named for where the cap came from
+        if flag is not None:
+            raise _UsageError(f"argument --cap-tokens: {exc}") from None
+        raise InvalidCapError(f"{CAP_ENV}: {exc}") from None
 
 
 @contextmanager
 def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | None]]:
     """The space to read, how to show it, and where HEAD comes from: the work tree, or
     the ledger of ``--rev`` written out from git for the ``with`` block."""
-    explicit = space_from_environment(args.space)
+    explicit = space_from_environment(args.space, os.environ)
     if getattr(args, "rev", None) is None:
         space = find_space(explicit)
         yield space, display_path(space), None
@@ -349,8 +369,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .reader.check import check_ledger
     from .reader.ledger import read_ledger
 
+    yaml = yaml_options(os.environ)  # check takes no cap or ceiling: only the reader's options
     with _space(args) as (space, shown, _):
-        report = check_ledger(read_ledger(space))
+        report = check_ledger(read_ledger(space, yaml=yaml), yaml=yaml)
     if args.json:
         import json
 
@@ -378,7 +399,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     settings = _options(args)
-    explicit = space_from_environment(args.space)
+    explicit = space_from_environment(args.space, os.environ)
     if explicit:
         try:  # fail fast: a client then shows the server as failed, not as connected
             find_space(explicit)
@@ -390,7 +411,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .proof.audit import DEFAULT_KEEP_DAYS, AuditLog, log_path
 
     keep = args.audit_keep_days or DEFAULT_KEEP_DAYS
-    log = None if args.no_audit else AuditLog(log_path(args.audit), keep)
+    log = None if args.no_audit else AuditLog(log_path(args.audit, os.environ), keep)
     serve(
         explicit_space=Path(explicit) if explicit else None,
         settings=settings,
@@ -421,7 +442,7 @@ def _since(value: str) -> str:
 def _cmd_audit(args: argparse.Namespace) -> int:
     from .proof import audit
 
-    path = audit.log_path(args.audit)
+    path = audit.log_path(args.audit, os.environ)
     action = args.audit_command
     if action == "show":
         data = audit.pack_body(path, args.sha256)
@@ -479,9 +500,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     reconfigure = getattr(sys.stderr, "reconfigure", None)
     if reconfigure is not None:  # a message must never fail on a console's encoding
         reconfigure(errors="backslashreplace")
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     try:
         return _COMMANDS[args.command](args)
+    except _UsageError as exc:
+        parser.error(str(exc))
     except LedgerContextError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return exc.exit_code

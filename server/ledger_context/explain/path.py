@@ -106,11 +106,7 @@ def _not_selected(build: ContextBuild, document: Document) -> str:
         return "not selected: agents.md has no text"
     if kind == "experiment":
         pool = sorted(
-            (
-                d
-                for d in build.ledger.documents
-                if d.kind == "experiment" and d not in build.selection.withheld
-            ),
+            (d for d in build.ledger.documents if d.kind == "experiment" and not build.is_withheld(d.path)),
             key=newest_first,
         )
         rank = pool.index(document) + 1
@@ -133,9 +129,8 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
     not a non-empty string of at most :data:`MAX_QUERY_CHARS` characters without NUL.
     """
     wanted = _normalise(path)
-    documents = {d.path: d for d in build.ledger.documents}
     problems = build.ledger.problems
-    known = set(documents) | {p.path for p in problems}
+    known = {d.path for d in build.ledger.documents} | {p.path for p in problems}
     if wanted not in known and ".ledger/" + wanted in known:
         wanted = ".ledger/" + wanted
 
@@ -152,9 +147,9 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
                 kept_bytes=outcome.kept_bytes,
             )
 
-    document = documents.get(wanted)
+    document = build.document(wanted)
     if document is not None:
-        if document in build.selection.withheld:
+        if build.is_withheld(wanted):
             declared = document.data_class or "unknown"
             # A withheld source is as if it did not exist: its path and class only, never
             # its status or updated_at (frontmatter text the ceiling forbids).

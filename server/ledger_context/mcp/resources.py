@@ -55,13 +55,13 @@ def register_resources(server: MCPServer, ledgers: Ledgers, recorder: Recorder) 
             text = await served_document(build, path)
         except LedgerContextError as exc:
             raise mcp_error(exc) from None
-        accepted = next(d for d in build.ledger.documents if d.path == path)
+        accepted = build.document(path)
         recorder.record(
             call=f"resource {DOCUMENT_TEMPLATE}",
             arguments={"path": path},
             build=build,
             ctx=ctx,
-            document_sha256=accepted.sha256,
+            document_sha256=accepted.sha256 if accepted is not None else None,
         )
         return text
 

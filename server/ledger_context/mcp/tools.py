@@ -271,12 +271,12 @@ def _register_read_document(server: MCPServer, ledgers: Ledgers, recorder: Recor
             result = _page_result(path, await served_document(build, path), offset)
         except LedgerContextError as exc:
             return tool_error(exc)
-        accepted = next(d for d in build.ledger.documents if d.path == path)
+        accepted = build.document(path)
         recorder.record(
             call="read_document",
             arguments={"path": path, "offset": offset},
             build=build,
             ctx=ctx,
-            document_sha256=accepted.sha256,
+            document_sha256=accepted.sha256 if accepted is not None else None,
         )
         return result

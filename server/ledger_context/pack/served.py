@@ -7,7 +7,6 @@ again, and what is served must be provably the bytes the build read: the same fi
 
 from __future__ import annotations
 
-from ..model.classify import is_withheld
 from ..model.errors import DocumentNotFoundError, DocumentWithheldError
 from ..reader.ledger import read_again
 from .build import ContextBuild
@@ -38,14 +37,14 @@ def served_text(build: ContextBuild, path: str) -> str:
             f"relative to the space, as in the pack's title lines, with no '..', e.g. {example}"
         )
     ledger = build.ledger
-    document = next((d for d in ledger.documents if d.path == path), None)
+    document = build.document(path)
     source = next((s for s in ledger.walk.files if s.path == path), None) if ledger.walk else None
     if document is None or source is None:
         raise DocumentNotFoundError(
             f"unknown document: no ledger document at {_shown(path)}: use a path from the "
             f"pack's title lines, e.g. {example}"
         )
-    if is_withheld(document.data_class, build.ceiling):
+    if build.is_withheld(path):
         raise DocumentWithheldError(
             f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}"
         )
