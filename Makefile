@@ -11,7 +11,7 @@ BUNDLE_DIR ?= dist
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint typecheck pytest pytest-pure-yaml browser screenshot bench golden fixtures inspector bundle clean
+.PHONY: demo test quick lint typecheck pytest pytest-pure-yaml browser screenshot bench golden fixtures inspector bundle clean
 
 # Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
@@ -41,6 +41,10 @@ PYTEST := $(BIN)/pytest --basetemp="$$(mktemp -d "$${TMPDIR:-/tmp}/ledger-contex
 
 pytest: $(STAMP) browser
 	$(PYTEST)
+
+## quick: the working loop: the suite without the slow tests (marker slow), no lint
+quick: $(STAMP)
+	$(PYTEST) -m "not slow"
 
 ## browser: Debian's chromium for the browser tests (never a Playwright download)
 browser:

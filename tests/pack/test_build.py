@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import age, same_as_full_build
+from conftest import age, examples, same_as_full_build
 from ledger_context.pack.build import ContextBuilder
 from ledger_context.pack.settings import make_settings
 from ledger_context.reader.cache import DocumentCache
@@ -24,7 +24,7 @@ _MUTATIONS = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(spec=spaces(links=False), mutations=_MUTATIONS, ceiling=st.sampled_from([None, "internal"]))
 def test_cached_and_full_builds_agree_through_random_changes(
     spec: SpaceSpec, mutations: list[tuple[str, int, bytes]], ceiling: str | None

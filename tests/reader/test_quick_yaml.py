@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES
+from conftest import FIXTURES, examples
 from ledger_context.reader.frontmatter import (
     QUICK_ENV,
     FrontmatterError,
@@ -26,7 +26,7 @@ from ledger_context.reader.frontmatter import (
 )
 from ledger_context.reader.quick_yaml import quick_mapping
 
-EXAMPLES = int(os.environ.get("LEDGER_CONTEXT_QUICK_EXAMPLES", "3000"))
+EXAMPLES = int(os.environ.get("LEDGER_CONTEXT_QUICK_EXAMPLES", str(examples(3000))))
 DIFFERENTIAL = settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 
 MIN_CORPUS_HIT_RATE = 0.99
