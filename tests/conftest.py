@@ -31,6 +31,23 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "ledger_fixtures"
 
+
+def ci() -> bool:
+    """True under CI (``CI`` set to anything but empty, 0, false or no): optional tools are then required."""
+    return os.environ.get("CI", "").strip().casefold() not in ("", "0", "false", "no")
+
+
+def require(found: bool, what: str, target: str) -> None:
+    """Skip the test when the optional ``what`` is missing, with a reason naming the make
+    ``target`` that installs it; under CI fail instead (``.ci/run`` installs it first)."""
+    if found:
+        return
+    reason = f"needs {what}: run 'make {target}'"
+    if ci():
+        pytest.fail(f"{reason} (required when CI is set)")
+    pytest.skip(reason)
+
+
 Files = Mapping[str | bytes, str | bytes]
 """A ledger's files: {path below ``.ledger``: text or bytes}; a ``bytes`` path is a file
 name that is not valid UTF-8."""

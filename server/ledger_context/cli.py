@@ -16,9 +16,9 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
-from typing import NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from . import __version__
 from .model.classify import CLASSES
@@ -36,8 +36,16 @@ from .proof.provenance import HeadSource
 from .reader.frontmatter import yaml_options
 from .reader.space import display_path, find_space, holds_ledger, space_from_environment
 
+if TYPE_CHECKING:
+    from .pack.fit import CapAdvice
+    from .reader.ledger import Ledger
+
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
+BUNDLE_CEILING = "restricted"
+"""The MCP Bundle's ceiling field when left empty (``manifest.json`` names it its default):
+a bundle user cannot leave the option out, as a config file user can."""
 CAP_ENV = "LEDGER_CAP_TOKENS"
+UNDECLARED_ENV = "LEDGER_UNDECLARED_CLASS"
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -83,6 +91,12 @@ def _options_parsers() -> _Options:
         metavar="CLASS",
         help=f"withhold sources stricter than CLASS, one of {', '.join(CLASSES)} "
         f"(default: ${CEILING_ENV}, else no ceiling)",
+    )
+    budget.add_argument(
+        "--undeclared-class",
+        metavar="CLASS",
+        help="read sources that declare no data_class as CLASS for the ceiling (default: "
+        f"${UNDECLARED_ENV}, else they pass any ceiling)",
     )
 
     history = argparse.ArgumentParser(add_help=False)
@@ -164,7 +178,7 @@ def _add_check(commands: _Commands, o: _Options) -> None:
     """``check``: every problem, and an exit status."""
     check = commands.add_parser(
         "check",
-        parents=[o.common, o.history],
+        parents=[o.common, o.budget, o.history],
         help="list every problem in the ledger; exit 0 clean, 1 warnings, 2 documents skipped",
         description="List every problem found in the ledger, with path, line, severity and how "
         "to fix it. Exit status: 0 clean, 1 warnings only, 2 documents skipped.",
@@ -190,6 +204,12 @@ def _add_serve(commands: _Commands, o: _Options) -> None:
         help="stderr log level (default: info); the MCP SDK's own logs show only with debug",
     )
     serve.add_argument("--no-audit", action="store_true", help="keep no audit log")
+    serve.add_argument(
+        "--bundle-max-data-class",
+        metavar="CLASS",
+        help=f"the MCP Bundle's ceiling field (manifest.json): as --max-data-class, but empty "
+        f"means the bundle's default, {BUNDLE_CEILING}",
+    )
 
 
 def _add_audit(commands: _Commands, o: _Options) -> None:
@@ -256,10 +276,16 @@ def _options(args: argparse.Namespace) -> Settings:
         except argparse.ArgumentTypeError as exc:
             raise InvalidArgumentError(f"{CAP_ENV}: {exc}") from None
     ceiling = getattr(args, "max_data_class", None)
+    bundle = getattr(args, "bundle_max_data_class", None)
+    if ceiling is None and bundle is not None:
+        ceiling = bundle if bundle.strip() else BUNDLE_CEILING
     if ceiling is None:
         ceiling = os.environ.get(CEILING_ENV)  # set but empty is refused, like the flag
+    undeclared = getattr(args, "undeclared_class", None)
+    if undeclared is None:
+        undeclared = os.environ.get(UNDECLARED_ENV)  # set but empty is refused, like the flag
     try:
-        return make_settings(cap, ceiling, yaml_options(os.environ))
+        return make_settings(cap, ceiling, undeclared, yaml_options(os.environ))
     except InvalidCapError as exc:  # the settings' one message, named for where the cap came from
         if flag is not None:
             raise _UsageError(f"argument --cap-tokens: {exc}") from None
@@ -325,6 +351,10 @@ def _cmd_pack(args: argparse.Namespace) -> int:
             f"{'truncated' if b.truncated else 'not truncated'}",
             file=sys.stderr,
         )
+        from .explain.readout import measured_line
+        from .pack.measure import measure
+
+        print(measured_line(measure(build.pack, b.tokens, sha256=b.sha256)), file=sys.stderr)
     _skipped_note(build)
     return 0
 
@@ -369,9 +399,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .reader.check import check_ledger
     from .reader.ledger import read_ledger
 
-    yaml = yaml_options(os.environ)  # check takes no cap or ceiling: only the reader's options
+    settings = _options(args)
     with _space(args) as (space, shown, _):
-        report = check_ledger(read_ledger(space, yaml=yaml), yaml=yaml)
+        ledger = read_ledger(space, yaml=settings.yaml)
+        report = check_ledger(ledger, yaml=settings.yaml)
+    advice = _cap_advice(ledger, settings)
     if args.json:
         import json
 
@@ -389,12 +421,31 @@ def _cmd_check(args: argparse.Namespace) -> int:
                 }
                 for p in report.problems
             ],
+            "advice": [asdict(a) for a in advice],
         }
         _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         loader = "" if report.yaml_loader == "libyaml" else f" (YAML read by the {report.yaml_loader} loader)"
-        _write(f"Checked {shown}{loader}\n" + problems_text(report.problems, report.selected))
+        lines = "".join(f"Advice: {a.text()}\n" for a in advice)
+        _write(f"Checked {shown}{loader}\n" + problems_text(report.problems, report.selected) + lines)
     return report.exit_status
+
+
+def _cap_advice(ledger: Ledger, settings: Settings) -> list[CapAdvice]:
+    """Where a real tokenizer counts the pack over its cap, the largest cap that fits it
+    (spec §9: advice, never a change to the pack or the exit status)."""
+    from .pack.budget import apply_budget
+    from .pack.fit import cap_advice
+    from .pack.measure import TOKENIZERS
+    from .pack.select import select
+
+    blocks = select(ledger.documents, settings.ceiling).blocks
+    budgeted = apply_budget(blocks, settings.cap_tokens)
+    if budgeted.pack_bytes <= settings.cap_tokens:  # a token is at least a byte: it fits, unloaded
+        return []
+    pack = budgeted.pack
+    found = (cap_advice(blocks, pack, settings.cap_tokens, spec.name) for spec in TOKENIZERS)
+    return [advice for advice in found if advice is not None]
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

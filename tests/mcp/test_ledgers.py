@@ -24,7 +24,7 @@ pytestmark = pytest.mark.anyio
 async def test_no_space_is_a_tool_error_and_the_server_still_answers(tmp_path: Path, mode: str) -> None:
     env = {"PATH": os.environ.get("PATH", "")}
     async with Client(server(cwd=tmp_path, env=env), mode=mode) as client:  # type: ignore[arg-type]
-        assert len((await client.list_tools()).tools) == 3
+        assert "get_context" in {t.name for t in (await client.list_tools()).tools}
         result = await client.call_tool("get_context", {})
         assert result.is_error is True
         assert str(tmp_path) in text_of(result) and "--space" in text_of(result)
@@ -46,6 +46,22 @@ async def test_space_comes_from_the_first_client_root_holding_a_ledger(tmp_path:
         assert text_of(result) == "from the root\n"
         explanation = (await client.call_tool("explain_budget", {})).structured_content
         assert explanation is not None and explanation["space"] == str(space)
+
+
+async def test_a_2026_client_is_never_asked_for_roots(tmp_path: Path) -> None:
+    # Roots are deprecated in 2026-07-28: --space, LEDGER_SPACE or the working directory choose.
+    space = write_ledger(tmp_path / "project", {"agents.md": "from the root\n"})
+    asked: list[str] = []
+
+    async def roots(_: Any) -> ListRootsResult:
+        asked.append("roots")
+        return ListRootsResult(roots=[Root(uri=space.as_uri(), name="project")])  # type: ignore[arg-type]
+
+    env = {"PATH": os.environ.get("PATH", "")}
+    async with Client(server(cwd=tmp_path, env=env), mode="auto", list_roots_callback=roots) as client:
+        result = await client.call_tool("get_context", {})
+    assert result.is_error is True and str(tmp_path) in text_of(result)  # no ledger at the cwd
+    assert asked == []
 
 
 # Regression: a bug found by trying to break the product.

@@ -137,3 +137,37 @@ def test_recording_never_fails_the_call_it_records(tmp_path: Path, caplog: pytes
         "ledger-context: could not record get_context in the audit log"
     ]
     assert (log.written, log.dropped) == (0, 0)  # nothing half-written
+
+
+def test_each_row_carries_the_measured_tokens_counted_for_its_pack(tmp_path: Path) -> None:
+    from ledger_context.pack.measure import measure
+
+    path = tmp_path / "audit.sqlite3"
+    recorder = Recorder(AuditLog(path))
+    overflow = build_context(FIXTURES / "overflow")
+    b = overflow.budgeted
+    (o200k, *_) = measure(b.pack, b.tokens, sha256=b.sha256)  # what get_context counts
+    recorder.record(call="get_context", arguments={}, build=overflow, ctx=None)
+    assert recorder.log is not None and recorder.log.flush()
+    recorder.log.close()
+    (row,) = audit.list_calls(path)
+    assert json.loads(row.measured or "") == {
+        "o200k_base": {"tokens": o200k.tokens, "drift": o200k.drift, "library": o200k.library}
+    }
+    assert o200k.tokens == 6100
+
+
+def test_a_log_written_before_measured_tokens_gains_the_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    old = sqlite3.connect(path)
+    schema = audit._SCHEMA.replace(",\n    measured TEXT", "")
+    old.executescript(schema + "PRAGMA user_version = 1;")
+    old.close()
+    log = AuditLog(path)
+    Recorder(log).record(call="get_context", arguments={}, build=build_context(DEMO), ctx=None)
+    assert log.flush()
+    log.close()
+    (row,) = audit.list_calls(path)
+    assert row.call == "get_context"

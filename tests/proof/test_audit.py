@@ -130,8 +130,7 @@ print(log.written, log.dropped)
 def test_two_servers_writing_one_log_at_once_lose_no_rows(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite3"
     count = 300
-    here = Path(__file__)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(here.parent), str(here.parents[1]))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(p) for p in Path(__file__).parents[:2]))
     writers = [
         subprocess.Popen(
             [sys.executable, "-c", _WRITER, str(path), str(count), name],

@@ -15,6 +15,7 @@ from urllib.request import url2pathname
 from mcp_types import ListRootsResult
 
 from ..pack.build import ContextBuild, ContextBuilder
+from ..pack.changes import ServedPacks
 from ..pack.settings import Settings
 from ..reader.space import display_path, find_space, holds_ledger
 
@@ -33,6 +34,8 @@ class Ledgers:
         self._lock = threading.Lock()
         self._logged: Path | None = None
         self.from_roots: Path | None = None
+        self.served = ServedPacks()
+        """The packs served since the server started (bounded), for ``get_context(since=...)``."""
 
     def space(self, roots: ListRootsResult | None) -> Path:
         """The space: --space/LEDGER_SPACE, else the first client root holding .ledger,

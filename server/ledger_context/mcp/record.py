@@ -11,6 +11,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from ..pack.build import ContextBuild
+from ..pack.measure import measure, measured_json
 from ..proof.audit import AuditLog, CallRecord, arguments_json, utc_now
 from ..reader.space import display_path
 
@@ -68,6 +69,7 @@ class Recorder:
                 fingerprint=origin.fingerprint,
                 document_sha256=document_sha256,
                 pid=_PID,
+                measured=measured_json(measure(b.pack, b.tokens, sha256=b.sha256, count=False)),
             )
             self.log.record(record, build.pack)
         except Exception:  # recording must never fail the call it records

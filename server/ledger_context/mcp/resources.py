@@ -37,6 +37,7 @@ def register_resources(server: MCPServer, ledgers: Ledgers, recorder: Recorder) 
         except LedgerContextError as exc:
             raise mcp_error(exc) from None
         recorder.record(call=f"resource {PACK_URI}", arguments={}, build=build, ctx=REQUEST.get())
+        ledgers.served.remember(build.budgeted)
         return build.pack
 
     @server.resource(

@@ -7,11 +7,12 @@ so they cannot disagree; ``explain_budget`` reads the same :class:`ContextBuild`
 from __future__ import annotations
 
 import gc
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model.classify import Source, effective_class
+from ..model.classify import Source, effective_class, is_withheld
 from ..proof.provenance import HeadSource, Provenance, WorkTree, provenance
 from ..reader.cache import DocumentCache, WarmBuild
 from ..reader.ledger import Document, Ledger, read_ledger
@@ -38,6 +39,18 @@ class ContextBuild:
     git: HeadSource | None = field(default=None, compare=False, repr=False)
     """Where HEAD is learnt, ``None`` when the build was made without provenance."""
     _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    built_at: float = field(default_factory=time.time, compare=False, repr=False)
+    """When the files were read (seconds since the epoch). A warm build is given again while
+    every file keeps its identity, so a reused build is older than the call that checked it."""
+
+    @property
+    def undeclared_class(self) -> str | None:
+        """The class undeclared sources are read as for the ceiling (``None``: they pass)."""
+        return self.settings.undeclared_class
+
+    def withholds(self, data_class: str | None) -> bool:
+        """True if this build's ceiling keeps a source of ``data_class`` out (spec §7)."""
+        return is_withheld(data_class, self.ceiling, self.undeclared_class)
 
     @property
     def pack(self) -> str:
@@ -140,7 +153,7 @@ class ContextBuilder:
             blob_hash = self.git.object_format() if self.git is not None and self.git.found else None
             settings = self.settings
             ledger = read_ledger(self.space, self._cache, walk, blob_hash=blob_hash, yaml=settings.yaml)
-            selection = select(ledger.documents, settings.ceiling)
+            selection = select(ledger.documents, settings.ceiling, settings.undeclared_class)
             budgeted = apply_budget(selection.blocks, settings.cap_tokens)
             build = ContextBuild(ledger, selection, budgeted, settings, self.git)
             self._warm.put(walk, build, ledger.cached)

@@ -46,6 +46,7 @@ def served_text(build: ContextBuild, path: str) -> str:
         )
     if build.is_withheld(path):
         raise DocumentWithheldError(
-            f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}"
+            f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}; "
+            f"the documents in the pack can be read, e.g. {example}"
         )
     return read_again(ledger.space, source, document.sha256)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.classify import parse_ceiling
+from ..model.classify import parse_ceiling, parse_undeclared_class
 from ..model.errors import InvalidArgumentError, InvalidCapError
 from ..reader.frontmatter import YamlOptions
 from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
@@ -23,11 +23,13 @@ DETAILS = ("brief", "full")
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """A valid cap (tokens, spec §6), ceiling (canonical class name or ``None``, §7) and
-    the reader's YAML options (``None``: the reader's default)."""
+    """A valid cap (tokens, spec §6), ceiling (canonical class name or ``None``, §7), the
+    class undeclared sources are read as for the ceiling (``None``: they pass), and the
+    reader's YAML options (``None``: the reader's default)."""
 
     cap_tokens: int = DEFAULT_CAP_TOKENS
     ceiling: str | None = None
+    undeclared_class: str | None = None
     yaml: YamlOptions | None = None
 
 
@@ -49,11 +51,20 @@ def check_cap_tokens(cap_tokens: Any) -> int:
 
 
 def make_settings(
-    cap_tokens: int = DEFAULT_CAP_TOKENS, max_data_class: str | None = None, yaml: YamlOptions | None = None
+    cap_tokens: int = DEFAULT_CAP_TOKENS,
+    max_data_class: str | None = None,
+    undeclared_class: str | None = None,
+    yaml: YamlOptions | None = None,
 ) -> Settings:
-    """The :class:`Settings` of a cap, a ``--max-data-class`` value and YAML options; raises
-    :class:`InvalidArgumentError` for a cap outside 1..MAX or an unknown class."""
-    return Settings(check_cap_tokens(cap_tokens), parse_ceiling(max_data_class), yaml)
+    """The :class:`Settings` of a cap, a ``--max-data-class`` and an ``--undeclared-class``
+    value and YAML options; raises :class:`InvalidArgumentError` for a cap outside 1..MAX
+    or an unknown class."""
+    return Settings(
+        check_cap_tokens(cap_tokens),
+        parse_ceiling(max_data_class),
+        parse_undeclared_class(undeclared_class),
+        yaml,
+    )
 
 
 def check_detail(detail: Any) -> str:

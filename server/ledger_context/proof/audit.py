@@ -44,7 +44,7 @@ AUDIT_ENV = "LEDGER_AUDIT"
 DEFAULT_KEEP_DAYS = 90
 BUSY_TIMEOUT_MS = 10_000
 QUEUE_SIZE = 1000
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2
 _REOPEN_AFTER_S = 30.0
 
 _SCHEMA = """
@@ -73,7 +73,8 @@ CREATE TABLE IF NOT EXISTS calls (
     commit_id TEXT,
     dirty INTEGER,
     fingerprint TEXT NOT NULL,
-    document_sha256 TEXT
+    document_sha256 TEXT,
+    measured TEXT
 );
 CREATE INDEX IF NOT EXISTS calls_time ON calls (time);
 CREATE INDEX IF NOT EXISTS calls_sha256 ON calls (sha256);
@@ -105,6 +106,9 @@ class CallRecord:
     fingerprint: str
     document_sha256: str | None = None
     pid: int = 0
+    measured: str | None = None
+    """Real tokenizers' counts of the pack as JSON, ``{tokenizer: {"tokens", "drift",
+    "library"}}`` (spec §9: beside the rule, never instead); ``None``: none counted."""
 
 
 def utc_now() -> str:
@@ -187,6 +191,9 @@ def connect(path: Path, create: bool) -> sqlite3.Connection:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         db.execute(statement)
+                columns = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
+                if "measured" not in columns:  # a log written before measured tokens (version 1)
+                    db.execute("ALTER TABLE calls ADD COLUMN measured TEXT")
                 db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
     except BaseException:
         db.close()
