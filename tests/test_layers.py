@@ -10,7 +10,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "ledger_context"
 TESTS = Path(__file__).resolve().parent
-WINGS = ("model", "reader", "proof", "pack", "explain", "mcp")
+WINGS = ("model", "reader", "proof", "pack", "search", "explain", "mcp")
 TOP = ("cli",)
 """Lowest first: a module may import its own wing and the wings before it."""
 

@@ -133,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     options = _options_parsers()
-    for add in (_add_pack, _add_explain, _add_check, _add_serve, _add_audit):
+    for add in (_add_pack, _add_explain, _add_search, _add_check, _add_serve, _add_audit):
         add(commands, options)
     return parser
 
@@ -174,6 +174,23 @@ def _add_explain(commands: _Commands, o: _Options) -> None:
     )
 
 
+def _add_search(commands: _Commands, o: _Options) -> None:
+    """``search``: the ranked documents for a query, as search_ledger gives them."""
+    search = commands.add_parser(
+        "search",
+        parents=[o.common, o.budget, o.history],
+        help="rank the ledger's documents for a query (BM25F), as the search_ledger tool does",
+        description="Rank every accepted document the ceiling lets through for QUERY: BM25F over "
+        "title, frontmatter and body, then newest, then path. The same hits as search_ledger.",
+    )
+    search.add_argument("query", metavar="QUERY", help="words to look for (quote several words)")
+    search.add_argument("--kind", metavar="K", help="only documents of this kind (harness, eval, ...)")
+    search.add_argument(
+        "--limit", metavar="N", type=int, default=10, help="at most N hits, 1 to 50 (default 10)"
+    )
+    search.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
 def _add_check(commands: _Commands, o: _Options) -> None:
     """``check``: every problem, and an exit status."""
     check = commands.add_parser(
@@ -210,6 +227,35 @@ def _add_serve(commands: _Commands, o: _Options) -> None:
         help=f"the MCP Bundle's ceiling field (manifest.json): as --max-data-class, but empty "
         f"means the bundle's default, {BUNDLE_CEILING}",
     )
+    _add_http_options(serve)
+
+
+def _add_http_options(serve: argparse.ArgumentParser) -> None:
+    """``serve --http``: team mode over Streamable HTTP, with OAuth and limits."""
+    http = serve.add_argument_group(
+        "team mode (Streamable HTTP)",
+        "Serve over HTTP instead of stdio. Without --auth-issuer only loopback is allowed; with "
+        "it every request needs a JWT bearer token, whose ledger:<class> scope sets its ceiling.",
+    )
+    http.add_argument(
+        "--http", metavar="[HOST:]PORT", help="listen on HOST:PORT (default host 127.0.0.1; port 0: any free)"
+    )
+    http.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the URL clients use, e.g. https://ledger.example.com/mcp (behind a reverse proxy); "
+        "tokens must be issued for it (audience). Default: http://HOST:PORT/mcp",
+    )
+    http.add_argument("--auth-issuer", metavar="URL", help="the OAuth authorization server (token iss)")
+    http.add_argument("--auth-jwks", metavar="FILE|URL", help="the issuer's keys: a JWKS file or https URL")
+    http.add_argument(
+        "--allow-origin", metavar="ORIGIN", action="append", default=[], help="also accept this Origin"
+    )
+    http.add_argument("--max-body", type=int, default=1 << 20, metavar="BYTES", help="default 1048576")
+    http.add_argument(
+        "--rate-limit", type=int, default=600, metavar="N", help="requests a minute per identity (600)"
+    )
+    http.add_argument("--burst", type=int, default=60, metavar="N", help="requests at once (default 60)")
 
 
 def _add_audit(commands: _Commands, o: _Options) -> None:
@@ -394,6 +440,15 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_search(args: argparse.Namespace) -> int:
+    from .search.result import search, search_json, search_text
+
+    with _build(args, provenance=False) as (build, _):
+        result = search(build, _argument_text(args.query), args.kind, args.limit)
+    _write(search_json(result) + "\n" if args.json else search_text(result))
+    return 0
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from .explain.readout import problems_text
     from .reader.check import check_ledger
@@ -462,6 +517,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .proof.audit import DEFAULT_KEEP_DAYS, AuditLog, log_path
 
     keep = args.audit_keep_days or DEFAULT_KEEP_DAYS
+    if args.http is not None or args.auth_issuer is not None or args.auth_jwks is not None:
+        return _serve_http(args, settings, Path(explicit) if explicit else None)
     log = None if args.no_audit else AuditLog(log_path(args.audit, os.environ), keep)
     serve(
         explicit_space=Path(explicit) if explicit else None,
@@ -472,6 +529,38 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     # Serving is over, the audit log closed and the logs drained. End now: a build still
     # running in a worker thread, or the interpreter's teardown (about a second after a
     # signal), would hold the exit.
+    os._exit(0)
+
+
+def _serve_http(args: argparse.Namespace, settings: Settings, explicit: Path | None) -> int:
+    from .mcp.auth import check_auth_options
+    from .mcp.http import HttpOptions, check_http_options, parse_address, serve_http
+    from .proof.audit import DEFAULT_KEEP_DAYS, AuditLog, log_path
+
+    if args.http is None:
+        raise InvalidArgumentError("--auth-issuer and --auth-jwks need --http [HOST:]PORT")
+    if (args.auth_issuer is None) != (args.auth_jwks is None):
+        raise InvalidArgumentError("give both --auth-issuer and --auth-jwks, or neither")
+    host, port = parse_address(args.http)
+    options = HttpOptions(
+        host=host,
+        port=port,
+        public_url=args.public_url,
+        allowed_origins=tuple(args.allow_origin),
+        max_body=args.max_body,
+        rate_per_minute=args.rate_limit,
+        burst=args.burst,
+    )
+    auth = None
+    if args.auth_issuer is not None:
+        auth = check_auth_options(args.auth_issuer, args.auth_jwks, args.public_url or options.url)
+    check_http_options(options, auth)
+    log = (
+        None
+        if args.no_audit
+        else AuditLog(log_path(args.audit, os.environ), args.audit_keep_days or DEFAULT_KEEP_DAYS)
+    )
+    serve_http(explicit, settings, log, options, auth, log_level=args.log_level)
     os._exit(0)
 
 
@@ -540,6 +629,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 _COMMANDS = {
     "pack": _cmd_pack,
     "explain": _cmd_explain,
+    "search": _cmd_search,
     "check": _cmd_check,
     "serve": _cmd_serve,
     "audit": _cmd_audit,

@@ -14,7 +14,7 @@ from mcp_types import ListRootsResult, Root
 
 from conftest import FIXTURES, doc, server, text_of, write_ledger
 from ledger_context import build_context
-from ledger_context.mcp.ledgers import Ledgers, document_uris
+from ledger_context.mcp.ledgers import IDENTITY, Identity, Ledgers, document_uris
 from ledger_context.mcp.server import create_server
 from ledger_context.pack.settings import Settings
 
@@ -111,3 +111,23 @@ def test_document_uris_name_the_packs_sources_quoted(tmp_path: Path) -> None:
         "ledger://document/.ledger/agents.md",
         "ledger://document/.ledger/decisions/a%20b%231.md",
     )
+
+
+def test_the_requests_identity_picks_the_ceiling_and_its_own_builder() -> None:
+    demo = FIXTURES / "demo"
+    ledgers = Ledgers(None, Settings())
+    unfiltered = ledgers.build(demo)
+    token = IDENTITY.set(Identity(subject="bob", client_id="cli", ceiling="internal"))
+    try:
+        internal = ledgers.build(demo)
+    finally:
+        IDENTITY.reset(token)
+    assert (unfiltered.ceiling, internal.ceiling) == (None, "internal")
+    assert internal.pack == build_context(demo, max_data_class="internal").pack != unfiltered.pack
+    assert ledgers.build(demo) is unfiltered  # no identity again: the server's own builder
+
+
+def test_builds_without_an_identity_get_the_unidentified_settings() -> None:
+    ledgers = Ledgers(None, Settings())
+    ledgers.unidentified = Settings(ceiling="public")
+    assert ledgers.build(FIXTURES / "demo").ceiling == "public"

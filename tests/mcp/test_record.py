@@ -16,6 +16,7 @@ from mcp import Client, ClientSession, stdio_client
 from conftest import FIXTURES, doc, server, write_ledger
 from ledger_context import build_context
 from ledger_context.cli import main
+from ledger_context.mcp.ledgers import IDENTITY, Identity
 from ledger_context.mcp.record import Recorder
 from ledger_context.proof import audit
 from ledger_context.proof.audit import AuditLog
@@ -171,3 +172,19 @@ def test_a_log_written_before_measured_tokens_gains_the_column(tmp_path: Path) -
     log.close()
     (row,) = audit.list_calls(path)
     assert row.call == "get_context"
+
+
+def test_a_call_with_an_identity_records_its_subject_client_and_ceiling(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    recorder = Recorder(AuditLog(path))
+    build = build_context(DEMO, max_data_class="internal")
+    token = IDENTITY.set(Identity(subject="carol@example.test", client_id="carol-ide", ceiling="internal"))
+    try:
+        recorder.record(call="get_context", arguments={}, build=build, ctx=None)
+    finally:
+        IDENTITY.reset(token)
+    recorder.record(call="get_context", arguments={}, build=build_context(DEMO), ctx=None)
+    assert recorder.log is not None and recorder.log.flush()
+    recorder.log.close()
+    rows = [(r.subject, r.client_id, r.ceiling) for r in audit.list_calls(path)]
+    assert rows == [("carol@example.test", "carol-ide", "internal"), (None, None, None)]

@@ -91,7 +91,7 @@ async def test_an_unknown_tool_is_a_protocol_error_naming_the_tools() -> None:
             await client.call_tool("get_contex", {})
     assert raised.value.error.code == -32602
     assert raised.value.error.message == (
-        "unknown tool 'get_contex': the tools are explain_budget, get_context, read_document"
+        "unknown tool 'get_contex': the tools are explain_budget, get_context, read_document, search_ledger"
     )
 
 

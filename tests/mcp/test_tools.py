@@ -36,7 +36,7 @@ async def test_the_catalogue_is_these_read_only_tools_in_a_fixed_order(mode: str
     # The one test that pins the tool count: a new tool adds its name here.
     async with Client(create_server(DEMO), mode=mode) as client:  # type: ignore[arg-type]
         tools = (await client.list_tools()).tools
-    assert [t.name for t in tools] == ["get_context", "explain_budget", "read_document"]
+    assert [t.name for t in tools] == ["get_context", "explain_budget", "read_document", "search_ledger"]
     for tool in tools:
         assert tool.annotations is not None and tool.title
         assert (tool.annotations.read_only_hint, tool.annotations.idempotent_hint) == (True, True)

@@ -130,6 +130,27 @@ def _not_selected(build: ContextBuild, document: Document) -> str:
     )
 
 
+def _withheld_answer(build: ContextBuild, wanted: str, document: Document) -> PathAnswer:
+    """The answer for a source the ceiling withheld: its path and class, and why."""
+    declared = document.data_class
+    why = (
+        f"it declares no data class, read as {build.undeclared_class} (--undeclared-class), which is stricter"
+        if declared is None
+        else f"its data class {declared} is stricter"
+        + (" (an unknown class never passes a ceiling)" if declared == "unknown" else "")
+    )
+    # A withheld source is as if it did not exist: its path and class only, never
+    # its status or updated_at (frontmatter text the ceiling forbids).
+    answer = _answer(
+        wanted,
+        replace(document, status=None, updated=None),
+        "withheld",
+        f"withheld by the ceiling {build.ceiling}: {why}",
+    )
+    answer.not_shown = list(WITHHELD_FIELDS)
+    return answer
+
+
 def explain_path(build: ContextBuild, path: object) -> PathAnswer:
     """Where the document at ``path`` (relative to the space) went in ``build``'s pack.
 
@@ -158,24 +179,7 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
     document = build.document(wanted)
     if document is not None:
         if build.is_withheld(wanted):
-            declared = document.data_class
-            why = (
-                f"it declares no data class, read as {build.undeclared_class} (--undeclared-class), "
-                "which is stricter"
-                if declared is None
-                else f"its data class {declared} is stricter"
-                + (" (an unknown class never passes a ceiling)" if declared == "unknown" else "")
-            )
-            # A withheld source is as if it did not exist: its path and class only, never
-            # its status or updated_at (frontmatter text the ceiling forbids).
-            answer = _answer(
-                wanted,
-                replace(document, status=None, updated=None),
-                "withheld",
-                f"withheld by the ceiling {build.ceiling}: {why}",
-            )
-            answer.not_shown = list(WITHHELD_FIELDS)
-            return answer
+            return _withheld_answer(build, wanted, document)
         return _answer(wanted, document, "not_selected", _not_selected(build, document))
 
     own = [p for p in problems if p.path == wanted]

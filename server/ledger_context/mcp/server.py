@@ -4,6 +4,7 @@ This module is the entry point: :func:`create_server` puts together the pieces, 
 a module named for its job:
 
 - :mod:`~ledger_context.mcp.tools`: ``get_context``, ``explain_budget``, ``read_document``;
+- :mod:`~ledger_context.mcp.search_tool`: ``search_ledger``;
 - :mod:`~ledger_context.mcp.registry`: a tool is one registration (recording, errors);
 - :mod:`~ledger_context.mcp.resources`: ``ledger://pack``, ``ledger://document/{+path}``
   and the prompt ``start-task``;
@@ -67,6 +68,7 @@ from .notifications import ChangeNotifier
 from .record import REQUEST, Recorder
 from .registry import ToolRegistry
 from .resources import DOCUMENT_TEMPLATE, PACK_URI, register_prompt, register_resources
+from .search_tool import register_search
 from .stderr_log import configure_logging, cut
 from .stdio import on_hard_exit, serve_stdio
 from .tools import PAGE_KEY, RECEIPT_KEY, receipt, register_tools, served_document
@@ -96,6 +98,7 @@ ledger-context serves this repository's experiment ledger (.ledger/).
 - Start every task with get_context: the context pack, capped at {cap_tokens} tokens. Later, \
 pass since=<its receipt's sha256>: an unchanged pack costs one line.
 - Something missing? explain_budget with its path says where it went and why.
+- search_ledger finds documents beyond the pack by a few words of the task, ranked.
 - read_document gives a document in full, by the path in brackets in a title line."""
 
 
@@ -293,7 +296,9 @@ def create_server(
     )
     server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit), notifier
     _serve_changes(server, notifier)
-    register_tools(ToolRegistry(server, ledgers, server.recorder), lambda: notifier.watcher)
+    tools = ToolRegistry(server, ledgers, server.recorder)
+    register_tools(tools, lambda: notifier.watcher)
+    register_search(tools)
     register_resources(server, ledgers, server.recorder)
     register_prompt(server, ledgers, server.recorder)
     return server

@@ -92,7 +92,7 @@ async def _client_roots(ctx: Context) -> ListRoots | ListRootsResult:
 
 RootsArg = Annotated[ListRootsResult, Resolve(_client_roots)]
 PathArg = Annotated[
-    str, Field(description="The path in brackets in a pack title line, or its ledger://document/ URI")
+    str, Field(description="A pack title line's path, e.g. .ledger/decisions/0007-use-jwt.md, or its URI")
 ]
 OffsetArg = Annotated[int, Field(ge=0, description="0, or the offset a page named")]
 

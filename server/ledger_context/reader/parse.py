@@ -4,9 +4,9 @@
 The walk and the reader do the I/O and hand it the bytes they read, so tests, the cache
 and any other source of bytes (a git object) parse the same way.
 
-Only what the pack can use is computed: the H1 title scan only for a document whose
-block has a title line (its status selects it) and whose frontmatter gives no title;
-the metrics list only for a selected eval; nothing from an experiment's body.
+Every accepted document gets its fields, its title and its body whatever its status
+(search lists and ranks them all); only the metrics list, which nothing but an eval's
+block shows, is computed for a selected eval alone.
 """
 
 from __future__ import annotations
@@ -66,15 +66,15 @@ def parse_document(
     mapping = loaded.mapping
     keys = _KeyFinder(split)
     status, updated, slug = _read_fields(kind, path, mapping, keys, problems)
-    title = ""
-    if renders_title(kind, status):
-        title = title_of(mapping.get("title"), None, "")
-        given = bool(title)
-        if not title:
-            title = title_of(None, first_h1(split.body), slug)
-        if KIND[kind].titled(status) and _BIDI.search(title):
-            position = keys.find("title") if given else (None, None)
-            problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
+    body = split.body
+    title = title_of(mapping.get("title"), None, "")
+    given = bool(title)
+    if not title:
+        title = title_of(None, first_h1(body), slug)
+    if renders_title(kind, status) and _BIDI.search(title):
+        # Only a title line can be misread: a title the pack never shows is not reported.
+        position = keys.find("title") if given else (None, None)
+        problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
     metrics = tuple(metrics_list(split.body)) if renders_metrics(kind, status) else ()
     _check_keys(path, mapping, keys, problems, merge_keys=loaded.loader != "quick")
     data_class = _data_class(path, mapping, keys, problems)
@@ -92,6 +92,7 @@ def parse_document(
         sha256=sha256,
         git_blob=git_blob,
         yaml_loader=loaded.loader,
+        body=body,
     )
     return FileResult(document, tuple(problems), size)
 
@@ -152,12 +153,13 @@ def _agents(
         status=None,
         updated=None,
         slug="agents",
-        title="",
+        title=title_of(None, first_h1(split.body), "agents"),
         data_class=data_class,
         text=text,
         sha256=sha256,
         git_blob=git_blob,
         yaml_loader=loader,
+        body=split.body,
     )
 
 
