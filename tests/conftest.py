@@ -153,6 +153,10 @@ SLOW_TESTS = (
     "test_heading_scan_agrees_with_the_old_pattern",
     "test_two_servers_writing_one_log_at_once_lose_no_rows",
     "test_pack_and_explanation_are_the_same_bytes_under_every_locale",
+    "test_a_client_that_never_reads_stderr_completes_10000_calls",
+    "test_a_link_swapped_to_an_outside_file_never_leaks",
+    "test_a_class_flipped_by_atomic_renames_never_leaks_past_the_ceiling",
+    "test_twenty_thousand_experiments_finish_quickly",
 )
 """Tests over about 3 s (``--durations=30``) that ``make quick`` leaves out, by name prefix."""
 
