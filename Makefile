@@ -12,7 +12,7 @@ BUNDLE_DIR ?= dist
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint typecheck pytest pytest-pure-yaml browser node screenshot bench golden fixtures inspector ts-client bundle clean
+.PHONY: demo test quick lint typecheck pytest pytest-pure-yaml browser node screenshot bench golden fixtures inspector ts-client bundle clean
 
 # Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
@@ -44,6 +44,10 @@ PYTEST := $(BIN)/pytest --basetemp="$$(mktemp -d "$${TMPDIR:-/tmp}/ledger-contex
 # target below that installs it (under CI it fails instead; .ci/run installs both first).
 pytest: $(STAMP)
 	$(PYTEST)
+
+## quick: the working loop: the suite without the slow tests (marker slow), no lint
+quick: $(STAMP)
+	$(PYTEST) -m "not slow"
 
 ## browser: Debian's chromium for the budget page tests and make screenshot (never a Playwright download)
 browser:

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ledger_context.reader import frontmatter
+
 if TYPE_CHECKING:
     from mcp import StdioServerParameters
 
@@ -117,6 +119,57 @@ def assert_linear(call: Callable[[], object]) -> None:
 
 PURE_YAML = os.environ.get("LEDGER_CONTEXT_YAML", "").strip().casefold() == "python"
 """True when the suite runs with PyYAML's pure-Python loader (``make pytest-pure-yaml``)."""
+
+EXAMPLES_SCALE = float(os.environ.get("LEDGER_CONTEXT_EXAMPLES_SCALE", "1"))
+"""Property tests' example counts, scaled in one place: 1 (the CI counts) unless asked for
+more, e.g. ``LEDGER_CONTEXT_EXAMPLES_SCALE=10``."""
+
+
+def examples(ci_count: int) -> int:
+    """A property test's number of examples: its CI count, scaled by :data:`EXAMPLES_SCALE`."""
+    return max(1, round(ci_count * EXAMPLES_SCALE))
+
+
+SLOW_MODULES = (
+    "test_properties.py",
+    "test_bundle.py",
+    "test_pre_commit_hook.py",
+    "test_fixture_generator.py",
+    "test_reference.py",
+    "test_stdio_slow_requests.py",
+    "test_bench.py",
+    "test_page.py",
+)
+"""Whole modules ``make quick`` leaves out: generated, property, browser, bundle, hook."""
+
+SLOW_TESTS = (
+    "test_quick_path_",
+    "test_computing_only_what_is_used_changes_no_output_on_generated_ledgers",
+    "test_cached_and_full_builds_agree_through_random_changes",
+    "test_the_explanation_is_encoded_as_by_the_models_on_generated_ledgers",
+    "test_the_uvx_snippet_works_with_both_paths_changed",
+    "test_pack_rev_equals_a_checkout_over_twenty_commits",
+    "test_the_server_serves_the_same_pack_under_every_locale",
+    "test_heading_scan_agrees_with_the_old_pattern",
+    "test_two_servers_writing_one_log_at_once_lose_no_rows",
+    "test_pack_and_explanation_are_the_same_bytes_under_every_locale",
+    "test_a_client_that_never_reads_stderr_completes_10000_calls",
+    "test_a_link_swapped_to_an_outside_file_never_leaks",
+    "test_a_class_flipped_by_atomic_renames_never_leaks_past_the_ceiling",
+    "test_twenty_thousand_experiments_finish_quickly",
+)
+"""Tests over about 3 s (``--durations=30``) that ``make quick`` leaves out, by name prefix."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SLOW_MODULES or item.name.startswith(SLOW_TESTS):
+            item.add_marker(pytest.mark.slow)
+
+
+# The suite is an edge too: its YAML switches become the reader's default, so in-process
+# builds follow ``make pytest-pure-yaml`` as the command line does.
+frontmatter.DEFAULT_YAML = frontmatter.yaml_options(os.environ)
 
 libyaml_only = pytest.mark.xfail(
     PURE_YAML,

@@ -89,6 +89,26 @@ def test_invalid_cap_is_refused(cap: str, capsys: pytest.CaptureFixture[str]) ->
     assert caught.value.code == 2
 
 
+@pytest.mark.parametrize("cap", ["0", "1000000001"])
+def test_a_cap_out_of_range_is_refused_with_the_one_message(
+    cap: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["pack", "--space", str(DEMO), "--cap-tokens", cap])
+    message = f"invalid cap {int(cap)}: the cap is a whole number of tokens from 1 to 1000000000\n"
+    assert capsys.readouterr().err.endswith(f"error: argument --cap-tokens: {message}")
+
+
+def test_a_cap_out_of_range_in_the_environment_names_the_variable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("LEDGER_CAP_TOKENS", "0")
+    assert main(["pack", "--space", str(DEMO)]) == 2
+    assert capsys.readouterr().err == (
+        "Error: LEDGER_CAP_TOKENS: invalid cap 0: the cap is a whole number of tokens from 1 to 1000000000\n"
+    )
+
+
 def test_check_exit_status_is_0_clean_1_warnings_2_skipped(
     ledger: Ledger, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -99,6 +99,54 @@ def test_only_the_cli_prints() -> None:
     assert set(printers) == {"cli"}
 
 
+EDGE = ("cli", "__main__")
+"""The edge: the modules that read flags and environment variables, into one Settings."""
+
+CHILD_ENVIRONMENT = {"proof.provenance", "proof.history"}
+"""Modules that hand the environment on whole to git (``dict(os.environ, LC_ALL="C")``):
+a child process's environment, not a setting read."""
+
+
+def _environment_uses(path: Path) -> tuple[list[int], list[int]]:
+    """Lines that read ``os.environ`` / ``os.getenv`` (or import them), and lines that pass
+    ``os.environ`` on whole as the base of a ``dict(...)``."""
+    tree = _tree(path)
+    passed = {
+        id(node.args[0])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "dict"
+        and node.args
+    }
+    names = {"environ", "environb", "getenv", "getenvb"}
+    reads: list[int] = []
+    passes: list[int] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            if isinstance(node.value, ast.Name) and node.value.id == "os":
+                (passes if id(node) in passed and node.attr == "environ" else reads).append(node.lineno)
+        elif (
+            isinstance(node, ast.ImportFrom) and node.module == "os" and {a.name for a in node.names} & names
+        ):
+            reads.append(node.lineno)
+    return reads, passes
+
+
+def test_no_module_below_the_edge_reads_the_environment() -> None:
+    reads: list[str] = []
+    passers: set[str] = set()
+    for name, path in sorted(_modules().items()):
+        found, passes = _environment_uses(path)
+        if name not in EDGE:
+            reads += [f"{name}:{line}" for line in found]
+        if passes:
+            passers.add(name)
+    assert _environment_uses(PACKAGE / "cli.py")[0]  # the edge does read it: the check sees reads
+    assert reads == []
+    assert passers == CHILD_ENVIRONMENT
+
+
 def test_the_package_has_no_import_cycle() -> None:
     graph = {name: targets for name, targets in _graph().items() if not name.endswith("__init__")}
     cycles: list[list[str]] = []

@@ -20,10 +20,12 @@ def test_the_public_names_are_the_documented_ones() -> None:
         "InvalidArgumentError",
         "LedgerContextError",
         "Problem",
+        "Settings",
         "SpaceNotFoundError",
         "__version__",
         "build_context",
         "find_space",
+        "make_settings",
         "tokens",
     ]
     for name in ledger_context.__all__:

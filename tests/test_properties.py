@@ -11,13 +11,13 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import assert_clean_text, write_ledger
+from conftest import assert_clean_text, examples, write_ledger
 from ledger_context import build_context
 from ledger_context.explain.full import explain
 from ledger_context.pack.build import ContextBuild
 from reference.ledgers import SpaceSpec, cap_tokens, max_data_class, spaces, write_space
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=examples(120), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def _check_invariants(build: ContextBuild) -> None:
@@ -82,7 +82,7 @@ def test_pack_ignores_listing_order_and_modification_times(spec: SpaceSpec, cap:
             assert build_context(space, cap).pack == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.binary(max_size=400), kind=st.sampled_from(["agents.md", "evals/x.md", "experiments/x.md"]))
 def test_random_bytes_never_raise(data: bytes, kind: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,7 +135,7 @@ def _ledgers(draw) -> dict[str, bytes]:
     return files
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_document_bytes(), kind=st.sampled_from((*_KINDS, "agents")))
 def test_random_bytes_as_a_document_never_raise(data, kind):
     with tempfile.TemporaryDirectory() as tmp:
@@ -150,7 +150,7 @@ def test_random_bytes_as_a_document_never_raise(data, kind):
             problem.message.encode("utf-8")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(files=_ledgers(), cap=st.integers(1, 120))
 def test_pack_never_exceeds_the_cap_and_is_valid_utf8(files, cap):
     with tempfile.TemporaryDirectory() as tmp:

@@ -21,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from conftest import write_ledger
 from ledger_context.mcp.server import create_server
+from ledger_context.pack.settings import make_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -106,7 +107,7 @@ def _atomic_write(path: Path, text: str, i: int) -> None:
 async def test_a_class_flipped_by_atomic_renames_never_leaks_past_the_ceiling(tmp_path: Path) -> None:
     space = write_ledger(tmp_path / "space", {DOC_PATH.removeprefix(".ledger/"): INTERNAL_DOC})
     target = space / DOC_PATH
-    server = create_server(space, max_data_class="internal")
+    server = create_server(space, make_settings(max_data_class="internal"))
 
     def flip(i: int) -> None:
         _atomic_write(target, CONFIDENTIAL_DOC if i % 2 == 0 else INTERNAL_DOC, i)

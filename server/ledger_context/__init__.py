@@ -10,6 +10,7 @@ from .model.errors import InvalidArgumentError, LedgerContextError, SpaceNotFoun
 from .model.problems import Problem
 from .pack.budget import BYTES_PER_TOKEN, DEFAULT_CAP_TOKENS, tokens
 from .pack.build import ContextBuild, ContextBuilder, build_context
+from .pack.settings import Settings, make_settings
 from .reader.space import find_space
 
 __version__ = "0.1.0"
@@ -23,9 +24,11 @@ __all__ = [
     "InvalidArgumentError",
     "LedgerContextError",
     "Problem",
+    "Settings",
     "SpaceNotFoundError",
     "__version__",
     "build_context",
     "find_space",
+    "make_settings",
     "tokens",
 ]

@@ -1,5 +1,9 @@
 """The command line: ``pack``, ``explain``, ``check``, ``serve``, ``audit``; the only module that prints.
 
+It is the edge: the only module that reads flags and environment variables. It turns
+them into one checked :class:`~ledger_context.pack.settings.Settings` (cap, ceiling, YAML
+loader options), a space and an audit log path, and hands them down.
+
 Every command reads the same core as the MCP server, so ``ledger-context pack`` writes
 exactly the bytes ``get_context`` returns. Errors go to stderr as ``Error: ...`` with
 the exit code of their :class:`~ledger_context.model.errors.LedgerContextError`.
@@ -18,11 +22,18 @@ from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from . import __version__
 from .model.classify import CLASSES
-from .model.errors import InvalidArgumentError, LedgerContextError, RevisionError, SpaceNotFoundError
-from .pack.budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
+from .model.errors import (
+    InvalidArgumentError,
+    InvalidCapError,
+    LedgerContextError,
+    RevisionError,
+    SpaceNotFoundError,
+)
+from .pack.budget import DEFAULT_CAP_TOKENS
 from .pack.build import ContextBuild, ContextBuilder
 from .pack.settings import Settings, make_settings
 from .proof.provenance import HeadSource
+from .reader.frontmatter import yaml_options
 from .reader.space import display_path, find_space, holds_ledger, space_from_environment
 
 if TYPE_CHECKING:
@@ -40,13 +51,11 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def _cap_tokens(value: str) -> int:
+    """The number a cap's text spells; whether it is a valid cap is the settings' check."""
     text = value.strip()
     if not text.isascii() or not text.isdigit():
         raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a whole number of tokens (digits 0-9)")
-    cap = int(text)
-    if not 1 <= cap <= MAX_CAP_TOKENS:
-        raise argparse.ArgumentTypeError(f"the cap must be from 1 to {MAX_CAP_TOKENS} tokens")
-    return cap
+    return int(text)
 
 
 class _Options(NamedTuple):
@@ -305,9 +314,15 @@ def _keep_days(value: str) -> int:
     return int(text)
 
 
+class _UsageError(Exception):
+    """A flag's value the settings refused: argparse reports it with the usage line."""
+
+
 def _options(args: argparse.Namespace) -> Settings:
-    """The settings of ``args``: each flag, else its environment variable, else the default."""
-    cap = getattr(args, "cap_tokens", None)
+    """The settings of ``args``: each flag, else its environment variable, else the default;
+    checked once, here (:func:`~ledger_context.pack.settings.make_settings`)."""
+    flag = getattr(args, "cap_tokens", None)
+    cap = flag
     if cap is None:
         raw = os.environ.get(CAP_ENV)  # set but empty is refused, like the flag
         try:
@@ -323,14 +338,19 @@ def _options(args: argparse.Namespace) -> Settings:
     undeclared = getattr(args, "undeclared_class", None)
     if undeclared is None:
         undeclared = os.environ.get(UNDECLARED_ENV)  # set but empty is refused, like the flag
-    return make_settings(cap, ceiling, undeclared)
+    try:
+        return make_settings(cap, ceiling, undeclared, yaml_options(os.environ))
+    except InvalidCapError as exc:  # the settings' one message, named for where the cap came from
+        if flag is not None:
+            raise _UsageError(f"argument --cap-tokens: {exc}") from None
+        raise InvalidCapError(f"{CAP_ENV}: {exc}") from None
 
 
 @contextmanager
 def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | None]]:
     """The space to read, how to show it, and where HEAD comes from: the work tree, or
     the ledger of ``--rev`` written out from git for the ``with`` block."""
-    explicit = space_from_environment(args.space)
+    explicit = space_from_environment(args.space, os.environ)
     if getattr(args, "rev", None) is None:
         space = find_space(explicit)
         yield space, display_path(space), None
@@ -467,8 +487,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     settings = _options(args)
     with _space(args) as (space, shown, _):
-        ledger = read_ledger(space)
-        report = check_ledger(ledger)
+        ledger = read_ledger(space, yaml=settings.yaml)
+        report = check_ledger(ledger, yaml=settings.yaml)
     advice = _cap_advice(ledger, settings)
     if args.json:
         import json
@@ -516,7 +536,7 @@ def _cap_advice(ledger: Ledger, settings: Settings) -> list[CapAdvice]:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     settings = _options(args)
-    explicit = space_from_environment(args.space)
+    explicit = space_from_environment(args.space, os.environ)
     if explicit:
         try:  # fail fast: a client then shows the server as failed, not as connected
             find_space(explicit)
@@ -530,7 +550,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     keep = args.audit_keep_days or DEFAULT_KEEP_DAYS
     if args.http is not None or args.auth_issuer is not None or args.auth_jwks is not None:
         return _serve_http(args, settings, Path(explicit) if explicit else None)
-    log = None if args.no_audit else AuditLog(log_path(args.audit), keep)
+    log = None if args.no_audit else AuditLog(log_path(args.audit, os.environ), keep)
     serve(
         explicit_space=Path(explicit) if explicit else None,
         settings=settings,
@@ -566,7 +586,11 @@ def _serve_http(args: argparse.Namespace, settings: Settings, explicit: Path | N
     if args.auth_issuer is not None:
         auth = check_auth_options(args.auth_issuer, args.auth_jwks, args.public_url or options.url)
     check_http_options(options, auth)
-    log = None if args.no_audit else AuditLog(log_path(args.audit), args.audit_keep_days or DEFAULT_KEEP_DAYS)
+    log = (
+        None
+        if args.no_audit
+        else AuditLog(log_path(args.audit, os.environ), args.audit_keep_days or DEFAULT_KEEP_DAYS)
+    )
     serve_http(explicit, settings, log, options, auth, log_level=args.log_level)
     os._exit(0)
 
@@ -589,7 +613,7 @@ def _since(value: str) -> str:
 def _cmd_audit(args: argparse.Namespace) -> int:
     from .proof import audit
 
-    path = audit.log_path(args.audit)
+    path = audit.log_path(args.audit, os.environ)
     action = args.audit_command
     if action == "show":
         data = audit.pack_body(path, args.sha256)
@@ -670,9 +694,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     reconfigure = getattr(sys.stderr, "reconfigure", None)
     if reconfigure is not None:  # a message must never fail on a console's encoding
         reconfigure(errors="backslashreplace")
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     try:
         return _COMMANDS[args.command](args)
+    except _UsageError as exc:
+        parser.error(str(exc))
     except LedgerContextError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from pydantic import BaseModel, Field, TypeAdapter, create_model
 
-from conftest import FIXTURES, Files, doc, write_ledger
+from conftest import FIXTURES, Files, doc, examples, write_ledger
 from ledger_context import build_context
 from ledger_context.cli import main
 from ledger_context.explain.brief import Brief
@@ -228,7 +228,7 @@ def test_ratios_are_encoded_as_by_the_models_however_small_or_large(ledger: Ledg
     )
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(40), deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(spec=spaces(), cap=cap_tokens(), ceiling=max_data_class())
 def test_the_explanation_is_encoded_as_by_the_models_on_generated_ledgers(
     spec: SpaceSpec, cap: int, ceiling: str | None

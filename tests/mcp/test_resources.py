@@ -10,6 +10,7 @@ from mcp.shared.exceptions import MCPError
 from conftest import FIXTURES, server
 from ledger_context import build_context
 from ledger_context.mcp.server import create_server
+from ledger_context.pack.settings import make_settings
 
 pytestmark = pytest.mark.anyio
 DEMO = FIXTURES / "demo"
@@ -59,6 +60,6 @@ async def test_start_task_prompt_hands_over_the_pack(mode: str) -> None:
 async def test_the_resource_refuses_the_same_paths() -> None:
     from mcp.shared.exceptions import MCPError
 
-    async with Client(create_server(DEMO, max_data_class="internal"), mode="legacy") as client:
+    async with Client(create_server(DEMO, make_settings(max_data_class="internal")), mode="legacy") as client:
         with pytest.raises(MCPError, match="withheld by the data-class ceiling internal"):
             await client.read_resource("ledger://document/" + WITHHELD)

@@ -12,6 +12,7 @@ from mcp.shared.exceptions import MCPError
 from conftest import FIXTURES, RawServer, text_of
 from ledger_context.mcp.server import READ_NEEDS_URI, create_server
 from ledger_context.model.kinds import pack_contents
+from ledger_context.pack.settings import make_settings
 
 pytestmark = pytest.mark.anyio
 DEMO = FIXTURES / "demo"
@@ -31,7 +32,7 @@ async def test_read_document_over_stdio_returns_the_file() -> None:
 # Regression: a bug found by trying to break the product.
 @pytest.mark.anyio
 async def test_instructions_state_the_cap_in_force_and_bad_details_are_not_echoed_whole() -> None:
-    async with Client(create_server(FIXTURES / "demo", cap_tokens=1000), mode="legacy") as client:
+    async with Client(create_server(FIXTURES / "demo", make_settings(1000)), mode="legacy") as client:
         assert "capped at 1000 tokens" in (client.instructions or "")
         result = await client.call_tool("get_context", {"detail": "x" * 100_000})
         assert result.is_error and len(result.content[0].text) < 200  # type: ignore[union-attr]

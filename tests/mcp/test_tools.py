@@ -24,6 +24,7 @@ from ledger_context.explain.brief import Brief
 from ledger_context.explain.full import Explanation
 from ledger_context.mcp.notifications import ChangeNotifier
 from ledger_context.mcp.server import PAGE_KEY, create_server
+from ledger_context.pack.settings import make_settings
 from ledger_context.reader import watch
 
 pytestmark = pytest.mark.anyio
@@ -151,12 +152,12 @@ async def test_the_tool_is_plain_text_read_only_idempotent_and_closed_world() ->
     ],
 )
 async def test_traversal_unknown_and_withheld_paths_are_errors(mode: str, path: str, message: str) -> None:
-    async with Client(create_server(DEMO, max_data_class="internal"), mode=mode) as client:  # type: ignore[arg-type]
+    async with Client(create_server(DEMO, make_settings(max_data_class="internal")), mode=mode) as client:  # type: ignore[arg-type]
         result = await client.call_tool("read_document", {"path": path})
     assert result.is_error is True
     assert message in text_of(result)
     example = text_of(result).rsplit("e.g. ", 1)[1]  # every refusal names a path that works
-    async with Client(create_server(DEMO, max_data_class="internal"), mode="legacy") as client:
+    async with Client(create_server(DEMO, make_settings(max_data_class="internal")), mode="legacy") as client:
         assert (await client.call_tool("read_document", {"path": example})).is_error is False
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import age, same_as_full_build
+from conftest import age, examples, same_as_full_build
 from ledger_context.pack.build import ContextBuilder
+from ledger_context.pack.settings import make_settings
 from ledger_context.reader.cache import DocumentCache
 from reference.ledgers import SpaceSpec, spaces, write_space
 
@@ -23,7 +24,7 @@ _MUTATIONS = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(spec=spaces(links=False), mutations=_MUTATIONS, ceiling=st.sampled_from([None, "internal"]))
 def test_cached_and_full_builds_agree_through_random_changes(
     spec: SpaceSpec, mutations: list[tuple[str, int, bytes]], ceiling: str | None
@@ -33,9 +34,7 @@ def test_cached_and_full_builds_agree_through_random_changes(
         files = sorted(p for p in (space / ".ledger").rglob("*") if p.is_file() and not p.is_symlink())
         for path in files:
             age(path)
-        builder = ContextBuilder(
-            space, cap_tokens=300, max_data_class=ceiling, cache=DocumentCache(racy_ns=0)
-        )
+        builder = ContextBuilder(space, make_settings(300, ceiling), cache=DocumentCache(racy_ns=0))
         same_as_full_build(builder.build(), space, ceiling)
         for action, index, payload in mutations:
             files = sorted(p for p in (space / ".ledger").rglob("*.md") if p.is_file() and not p.is_symlink())
@@ -56,3 +55,39 @@ def test_cached_and_full_builds_agree_through_random_changes(
                 else:
                     age(target)
             same_as_full_build(builder.build(), space, ceiling)
+
+
+def test_a_build_carries_its_settings_and_answers_for_a_path(tmp_path: Path) -> None:
+    from conftest import doc, write_ledger
+
+    space = write_ledger(
+        tmp_path,
+        {
+            "decisions/open.md": doc(status="accepted", data_class="internal"),
+            "decisions/secret.md": doc(status="accepted", data_class="restricted"),
+        },
+    )
+    settings = make_settings(300, "internal")
+    build = ContextBuilder(space, settings, cache=False).build()
+    assert (build.settings, build.ceiling) == (settings, "internal")
+    secret = build.document(".ledger/decisions/secret.md")
+    assert secret is not None and secret.data_class == "restricted"
+    assert build.document(".ledger/decisions/none.md") is None
+    assert build.is_withheld(".ledger/decisions/secret.md")
+    assert not build.is_withheld(".ledger/decisions/open.md")
+    assert [d.path for d in build.selection.withheld] == [".ledger/decisions/secret.md"]
+
+
+def test_the_yaml_options_in_the_settings_reach_the_reader(tmp_path: Path) -> None:
+    from conftest import doc, write_ledger
+    from ledger_context.reader.frontmatter import YamlOptions
+
+    space = write_ledger(tmp_path, {"harnesses/h.md": doc(status="active")})
+    loaders = [
+        ContextBuilder(space, make_settings(yaml=options), cache=False)
+        .build()
+        .ledger.documents[0]
+        .yaml_loader
+        for options in (YamlOptions(), YamlOptions(quick=False, pure_python=True))
+    ]
+    assert loaders == ["quick", "python"]

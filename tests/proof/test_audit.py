@@ -92,20 +92,22 @@ def test_the_default_path_is_the_user_state_folder(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
-    assert audit.default_path() == tmp_path / "xdg" / "ledger-context" / "audit.sqlite3"
+    assert audit.default_path(os.environ) == tmp_path / "xdg" / "ledger-context" / "audit.sqlite3"
     monkeypatch.setenv("XDG_STATE_HOME", "relative/is/ignored")
-    assert audit.default_path() == tmp_path / ".local" / "state" / "ledger-context" / "audit.sqlite3"
+    assert (
+        audit.default_path(os.environ) == tmp_path / ".local" / "state" / "ledger-context" / "audit.sqlite3"
+    )
     monkeypatch.setattr(sys, "platform", "darwin")
     assert (
-        audit.default_path()
+        audit.default_path(os.environ)
         == tmp_path / "Library" / "Application Support" / "ledger-context" / "audit.sqlite3"
     )
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "Local"))
-    assert audit.default_path() == tmp_path / "Local" / "ledger-context" / "audit.sqlite3"
+    assert audit.default_path(os.environ) == tmp_path / "Local" / "ledger-context" / "audit.sqlite3"
     monkeypatch.setenv("LEDGER_AUDIT", str(tmp_path / "chosen.sqlite3"))
-    assert audit.log_path(None) == tmp_path / "chosen.sqlite3"
-    assert audit.log_path(str(tmp_path / "flag.sqlite3")) == tmp_path / "flag.sqlite3"
+    assert audit.log_path(None, os.environ) == tmp_path / "chosen.sqlite3"
+    assert audit.log_path(str(tmp_path / "flag.sqlite3"), os.environ) == tmp_path / "flag.sqlite3"
 
 
 _WRITER = """

@@ -13,6 +13,7 @@ from conftest import FIXTURES, age, doc, same_as_full_build, server, text_of, wr
 from ledger_context import build_context
 from ledger_context.model.document import FileResult
 from ledger_context.pack.build import ContextBuilder
+from ledger_context.pack.settings import make_settings
 from ledger_context.reader.cache import (
     RACY_NS,
     DocumentCache,
@@ -81,7 +82,9 @@ def test_a_warm_build_is_given_again_only_for_the_same_walk_of_cached_files() ->
 
 @pytest.mark.parametrize("fixture", ["demo", "overflow", "floor"])
 def test_cached_builds_of_every_fixture_equal_the_full_build(fixture: str) -> None:
-    builder = ContextBuilder(FIXTURES / fixture, max_data_class=None, cache=DocumentCache(racy_ns=0))
+    builder = ContextBuilder(
+        FIXTURES / fixture, make_settings(max_data_class=None), cache=DocumentCache(racy_ns=0)
+    )
     first = builder.build()
     second = builder.build()
     assert second is first  # nothing changed: the same build, not a rebuild
@@ -96,7 +99,7 @@ def test_edit_add_delete_and_touch_are_seen_on_the_very_next_build(tmp_path: Pat
     )
     for path in (space / ".ledger").rglob("*.md"):
         age(path)
-    builder = ContextBuilder(space, cap_tokens=6000, cache=DocumentCache(racy_ns=0))
+    builder = ContextBuilder(space, make_settings(6000), cache=DocumentCache(racy_ns=0))
     same_as_full_build(builder.build(), space)
 
     edited = space / ".ledger/findings/f.md"

@@ -660,3 +660,19 @@ def test_pyyaml_is_imported_only_when_a_frontmatter_needs_it(tmp_path: Path) -> 
     assert not _pyyaml_imported_by_pack(FIXTURES / "demo")
     declined = write_ledger(tmp_path, {"harnesses/h.md": "---\nstatus: active\nmodels: {a: b}\n---\n"})
     assert _pyyaml_imported_by_pack(declined)
+
+
+def test_the_yaml_switches_are_read_from_the_mapping_the_edge_passes() -> None:
+    from ledger_context.reader.frontmatter import QUICK_ENV, YAML_ENV, YamlOptions, yaml_options
+
+    assert yaml_options({}) == YamlOptions(quick=True, pure_python=False, problem=None)
+    assert yaml_options({YAML_ENV: " Python ", QUICK_ENV: "OFF"}) == YamlOptions(
+        quick=False, pure_python=True
+    )
+    assert yaml_options({YAML_ENV: "libyaml", QUICK_ENV: "on"}) == YamlOptions()
+    fast = yaml_options({YAML_ENV: "fast"})
+    assert (fast.pure_python, fast.problem) == (
+        False,
+        "LEDGER_CONTEXT_YAML is not one of libyaml, python; libyaml is used where available",
+    )
+    assert YamlOptions(pure_python=True).full_loader() == "python"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import assert_linear
+from conftest import assert_linear, examples
 from ledger_context.reader.markdown import first_h1, headings, metrics_list
 
 N = 100_000
@@ -27,7 +27,7 @@ def _old_heading(line: str) -> tuple[int, str] | None:
     return len(match.group(1)), _OLD_CLOSING_HASHES.sub("", match.group(2) or "").strip(" \t")
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.text(alphabet=" \t#ab\u00e9\u2028x", max_size=16))
 def test_heading_scan_agrees_with_the_old_pattern(line: str) -> None:
     found = list(headings([line]))

@@ -20,6 +20,7 @@ from conftest import (
     MiB,
     assert_skipped,
     deadline,
+    examples,
     fence,
     fm,
     harness,
@@ -238,7 +239,7 @@ def test_computing_only_what_is_used_changes_no_output_on_the_fixtures(
     assert _outputs(space, ceiling) == _eager_outputs(space, ceiling)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(spec=spaces(), ceiling=max_data_class())
 def test_computing_only_what_is_used_changes_no_output_on_generated_ledgers(
     spec: SpaceSpec, ceiling: str | None

@@ -85,9 +85,9 @@ def test_an_empty_space_names_the_option_and_the_way_out(monkeypatch: pytest.Mon
 
     monkeypatch.setenv("LEDGER_SPACE", "")
     with pytest.raises(InvalidArgumentError, match="LEDGER_SPACE is set but empty: give the directory"):
-        space_from_environment(None)
+        space_from_environment(None, os.environ)
     with pytest.raises(InvalidArgumentError, match="--space is empty"):
-        space_from_environment("")
+        space_from_environment("", os.environ)
 
 
 # --------------------------------------------------------------------------- file system: the space (hostile input)

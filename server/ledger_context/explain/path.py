@@ -114,11 +114,7 @@ def _not_selected(build: ContextBuild, document: Document) -> str:
         return "not selected: agents.md has no text"
     if kind == "experiment":
         pool = sorted(
-            (
-                d
-                for d in build.ledger.documents
-                if d.kind == "experiment" and d not in build.selection.withheld
-            ),
+            (d for d in build.ledger.documents if d.kind == "experiment" and not build.is_withheld(d.path)),
             key=newest_first,
         )
         rank = pool.index(document) + 1
@@ -162,9 +158,8 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
     not a non-empty string of at most :data:`MAX_QUERY_CHARS` characters without NUL.
     """
     wanted = _normalise(path)
-    documents = {d.path: d for d in build.ledger.documents}
     problems = build.ledger.problems
-    known = set(documents) | {p.path for p in problems}
+    known = {d.path for d in build.ledger.documents} | {p.path for p in problems}
     if wanted not in known and ".ledger/" + wanted in known:
         wanted = ".ledger/" + wanted
 
@@ -181,9 +176,9 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
                 kept_bytes=outcome.kept_bytes,
             )
 
-    document = documents.get(wanted)
+    document = build.document(wanted)
     if document is not None:
-        if document in build.selection.withheld:
+        if build.is_withheld(wanted):
             return _withheld_answer(build, wanted, document)
         return _answer(wanted, document, "not_selected", _not_selected(build, document))
 

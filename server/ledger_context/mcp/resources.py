@@ -65,7 +65,7 @@ def register_resources(server: MCPServer, ledgers: Ledgers, recorder: Recorder) 
         except LedgerContextError as exc:
             recorder.record(call=call, arguments={"path": path}, build=build, ctx=ctx, refused=str(exc))
             raise mcp_error(exc) from None
-        accepted = next(d for d in build.ledger.documents if d.path == path)
+        accepted = build.document(path)
         recorder.record(call=call, arguments={"path": path}, build=build, ctx=ctx, served=accepted)
         return text
 

@@ -1,4 +1,4 @@
-"""The MCP stdio server: a thin adapter over the core; only ``mcp_*.py`` modules import ``mcp``.
+"""The MCP stdio server: a thin adapter over the core; only the ``mcp`` wing imports the SDK.
 
 This module is the entry point: :func:`create_server` puts together the pieces, each in
 a module named for its job:
@@ -14,7 +14,8 @@ a module named for its job:
 - :mod:`~ledger_context.mcp.notifications`: subscribers hear when the pack changes;
 - :mod:`~ledger_context.mcp.stdio`: the stdio channel.
 
-The cap and the ceiling are checked once, into a :class:`~ledger_context.pack.settings.Settings`.
+The command line checks the cap, the ceiling and the YAML switches once, into the
+:class:`~ledger_context.pack.settings.Settings` :func:`serve` and :func:`create_server` take.
 Logs go to stderr only and never block (:mod:`ledger_context.mcp.stderr_log`); capabilities
 are :data:`CAPABILITIES`, exactly what is delivered.
 """
@@ -55,9 +56,8 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..model.errors import LedgerContextError
-from ..pack.budget import DEFAULT_CAP_TOKENS
 from ..pack.measure import preload
-from ..pack.settings import Settings, make_settings
+from ..pack.settings import DEFAULT_SETTINGS, Settings
 from ..proof.audit import AuditLog
 from ..reader.space import display_path
 from .apps import budget_apps
@@ -92,8 +92,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("ledger_context")
-
-DEFAULT_SETTINGS = Settings()
 
 _INSTRUCTIONS = """\
 ledger-context serves this repository's experiment ledger (.ledger/).
@@ -266,23 +264,15 @@ async def read_needs_uri(ctx: ServerRequestContext[Any, Any], call_next: CallNex
 
 
 def create_server(
-    explicit_space: Path | None = None,
-    cap_tokens: int = DEFAULT_CAP_TOKENS,
-    max_data_class: str | None = None,
-    audit: AuditLog | None = None,
-    *,
-    settings: Settings | None = None,
+    explicit_space: Path | None = None, settings: Settings = DEFAULT_SETTINGS, audit: AuditLog | None = None
 ) -> LedgerServer:
     """An MCP server over the core. ``explicit_space`` is ``--space`` / ``LEDGER_SPACE``;
-    every answered call is recorded in ``audit`` (``None``: no audit log). ``settings``,
-    already checked, replaces ``cap_tokens`` and ``max_data_class``.
+    ``settings`` were checked at the edge (:func:`~ledger_context.pack.settings.make_settings`);
+    every answered call is recorded in ``audit`` (``None``: no audit log).
 
     The space is found per request (so the server starts, and answers ``initialize``
-    and ``tools/list``, even when there is none yet). Raises
-    :class:`~ledger_context.model.errors.InvalidArgumentError` for a bad cap or ceiling.
+    and ``tools/list``, even when there is none yet).
     """
-    if settings is None:
-        settings = make_settings(cap_tokens, max_data_class)
     ledgers = Ledgers(explicit_space, settings)
     bus = InMemorySubscriptionBus()  # ours, so the watcher can publish outside a request
     notifier = ChangeNotifier(lambda: ledgers.space(None), ledgers.build, document_uris, bus, PACK_URI)
@@ -324,7 +314,7 @@ def serve(
     recording in ``audit`` (``None``: off). Raises InvalidArgumentError before serving."""
     # Before MCPServer(): its constructor calls logging.basicConfig(); stdout is JSON-RPC only.
     log = configure_logging(log_level)
-    server = create_server(explicit_space, audit=audit, settings=settings)
+    server = create_server(explicit_space, settings, audit)
     logger.info(
         "ledger-context %s serving over stdio (space: %s, cap %d tokens, ceiling %s, audit log %s)",
         __version__,

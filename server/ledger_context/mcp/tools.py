@@ -277,5 +277,5 @@ def _register_read_document(tools: ToolRegistry) -> None:
         if path.startswith(DOCUMENT_PREFIX):
             path = unquote(path[len(DOCUMENT_PREFIX) :])
         result = _page_result(path, await served_document(build, path), offset)
-        accepted = next(d for d in build.ledger.documents if d.path == path)
+        accepted = build.document(path)
         return Answer(result, build, {"path": path, "offset": offset}, accepted)

@@ -3,6 +3,7 @@
     LedgerContextError            base class; ``exit_code`` for the CLI
     ├── SpaceNotFoundError        no directory holding ``.ledger`` (spec §1)
     ├── InvalidArgumentError      a bad ``detail``, cap or data-class ceiling
+    │   ├── InvalidCapError           a cap outside 1..MAX tokens
     ├── DocumentError             a document that cannot be served from a build (spec §1)
     │   ├── DocumentNotFoundError     no accepted document at that path
     │   ├── DocumentWithheldError     withheld by the data-class ceiling (spec §7)
@@ -39,6 +40,10 @@ class InvalidArgumentError(LedgerContextError, ValueError):
     """An argument outside its allowed values; the message names the allowed values."""
 
     exit_code = 2
+
+
+class InvalidCapError(InvalidArgumentError):
+    """A cap outside 1..MAX tokens (spec §6): the edge reports a bad flag as a usage error."""
 
 
 class DocumentError(LedgerContextError):

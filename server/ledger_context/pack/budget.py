@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..model.errors import InvalidArgumentError
 from .select import DROPPABLE_GROUPS, Block
 
 BYTES_PER_TOKEN = 4
@@ -31,20 +30,6 @@ Outcome = Literal["kept", "truncated", "dropped"]
 def tokens(byte_count: int) -> int:
     """Tokens of a text of ``byte_count`` UTF-8 bytes: ``ceil(bytes / 4)`` (ADR-0028)."""
     return -(-byte_count // BYTES_PER_TOKEN)
-
-
-def check_cap_tokens(cap_tokens: int) -> int:
-    """Return ``cap_tokens`` if it is an int from 1 to :data:`MAX_CAP_TOKENS`; else raise
-    :class:`InvalidArgumentError` (spec §6)."""
-    if (
-        isinstance(cap_tokens, bool)
-        or not isinstance(cap_tokens, int)
-        or not 1 <= cap_tokens <= MAX_CAP_TOKENS
-    ):
-        raise InvalidArgumentError(
-            f"invalid cap {cap_tokens!r}: the cap is a whole number of tokens from 1 to {MAX_CAP_TOKENS}"
-        )
-    return cap_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +89,10 @@ def apply_budget(blocks: Sequence[Block], cap_tokens: int) -> Budgeted:
     While the pack is over ``4 × cap_tokens`` bytes the last block of groups 4–6 is
     removed; if it is still over, it is cut to the longest prefix of at most that many
     bytes that does not split a code point. Blocks are joined by ``\\n``, charged to the
-    block that follows it. Raises :class:`InvalidArgumentError` for a cap below 1.
+    block that follows it. ``cap_tokens`` is a checked cap
+    (:func:`~ledger_context.pack.settings.check_cap_tokens`).
     """
-    cap_bytes = check_cap_tokens(cap_tokens) * BYTES_PER_TOKEN
+    cap_bytes = cap_tokens * BYTES_PER_TOKEN
     encoded = [block.text.encode("utf-8") for block in blocks]
     sizes = [len(data) + (1 if index else 0) for index, data in enumerate(encoded)]
     total = sum(sizes)

@@ -15,33 +15,38 @@ from typing import Any
 from ..model.classify import Source, effective_class, is_withheld
 from ..proof.provenance import HeadSource, Provenance, WorkTree, provenance
 from ..reader.cache import DocumentCache, WarmBuild
-from ..reader.ledger import Ledger, read_ledger
+from ..reader.ledger import Document, Ledger, read_ledger
 from ..reader.walk import Walk, walk_ledger
 from .budget import DEFAULT_CAP_TOKENS, Budgeted, apply_budget
 from .select import Selection, select
-from .settings import Settings, make_settings
+from .settings import DEFAULT_SETTINGS, Settings, make_settings
 
 
 @dataclass(frozen=True, slots=True)
 class ContextBuild:
-    """A built pack with everything needed to explain it.
+    """A built pack with everything needed to explain it, and the settings it was built
+    with; ``budgeted.pack`` is the pack text.
 
-    ``ceiling`` is the canonical data-class ceiling or ``None``; ``undeclared_class`` the
-    class undeclared sources are read as for it (``None``: they pass); ``budgeted.pack`` is
-    the pack text.
+    Every surface (the selection, serving, the explanations, the MCP tools) asks the
+    build which document is at a path (:meth:`document`) and whether it is withheld
+    (:meth:`is_withheld`), so the answer is the one the selection gave.
     """
 
     ledger: Ledger
     selection: Selection
     budgeted: Budgeted
-    ceiling: str | None
+    settings: Settings
     git: HeadSource | None = field(default=None, compare=False, repr=False)
     """Where HEAD is learnt, ``None`` when the build was made without provenance."""
     _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    undeclared_class: str | None = None
     built_at: float = field(default_factory=time.time, compare=False, repr=False)
     """When the files were read (seconds since the epoch). A warm build is given again while
     every file keeps its identity, so a reused build is older than the call that checked it."""
+
+    @property
+    def undeclared_class(self) -> str | None:
+        """The class undeclared sources are read as for the ceiling (``None``: they pass)."""
+        return self.settings.undeclared_class
 
     def withholds(self, data_class: str | None) -> bool:
         """True if this build's ceiling keeps a source of ``data_class`` out (spec §7)."""
@@ -51,6 +56,25 @@ class ContextBuild:
     def pack(self) -> str:
         """The pack text, exactly what ``get_context`` returns (spec §5–6)."""
         return self.budgeted.pack
+
+    @property
+    def ceiling(self) -> str | None:
+        """The canonical data-class ceiling, ``None`` for none (spec §7)."""
+        return self.settings.ceiling
+
+    def document(self, path: str) -> Document | None:
+        """The document the reader accepted at ``path`` (relative to the space), or ``None``."""
+        by_path: dict[str, Document] | None = self._memo.get("by_path")
+        if by_path is None:
+            by_path = self._memo["by_path"] = {d.path: d for d in self.ledger.documents}
+        return by_path.get(path)
+
+    def is_withheld(self, path: str) -> bool:
+        """Whether the ceiling withheld the document at ``path``: as the selection decided."""
+        withheld: frozenset[str] | None = self._memo.get("withheld")
+        if withheld is None:
+            withheld = self._memo["withheld"] = frozenset(d.path for d in self.selection.withheld)
+        return path in withheld
 
     def sources(self) -> list[Source]:
         """Every source that reached the pack (at least one kept byte), in pack order,
@@ -92,28 +116,21 @@ class ContextBuilder:
     ``cache`` is True (a fresh :class:`~ledger_context.reader.cache.DocumentCache`), False, or
     a cache to use. With ``provenance`` (the default) documents inside a git work tree
     get their git blob ids and builds can tell their commit; ``git`` replaces the work
-    tree (a build from a revision). ``cap_tokens`` (at least 1) and ``max_data_class`` (a class name or
-    ``None``) are checked here (:func:`~ledger_context.pack.settings.make_settings`):
-    :class:`~ledger_context.model.errors.InvalidArgumentError` names the allowed values. ``settings``,
-    already checked, replaces both.
+    tree (a build from a revision). ``settings`` were checked at the edge
+    (:func:`~ledger_context.pack.settings.make_settings`).
     """
 
     def __init__(
         self,
         space: Path,
-        cap_tokens: int = DEFAULT_CAP_TOKENS,
-        max_data_class: str | None = None,
+        settings: Settings = DEFAULT_SETTINGS,
         *,
-        settings: Settings | None = None,
         cache: bool | DocumentCache = True,
         provenance: bool = True,
         git: HeadSource | None = None,
     ) -> None:
         self.space = space
-        self.settings = settings if settings is not None else make_settings(cap_tokens, max_data_class)
-        self.cap_tokens = self.settings.cap_tokens
-        self.ceiling = self.settings.ceiling
-        self.undeclared_class = self.settings.undeclared_class
+        self.settings = settings
         self._cache = cache if isinstance(cache, DocumentCache) else DocumentCache() if cache else None
         self._warm: WarmBuild[Walk, ContextBuild] = WarmBuild()
         self.git = git if git is not None else WorkTree(space) if provenance else None
@@ -134,12 +151,11 @@ class ContextBuilder:
                 return warm
             # Blob ids cost a hash of every file: only where a work tree can use them.
             blob_hash = self.git.object_format() if self.git is not None and self.git.found else None
-            ledger = read_ledger(self.space, self._cache, walk, blob_hash=blob_hash)
-            selection = select(ledger.documents, self.ceiling, self.undeclared_class)
-            budgeted = apply_budget(selection.blocks, self.cap_tokens)
-            build = ContextBuild(
-                ledger, selection, budgeted, self.ceiling, self.git, undeclared_class=self.undeclared_class
-            )
+            settings = self.settings
+            ledger = read_ledger(self.space, self._cache, walk, blob_hash=blob_hash, yaml=settings.yaml)
+            selection = select(ledger.documents, settings.ceiling, settings.undeclared_class)
+            budgeted = apply_budget(selection.blocks, settings.cap_tokens)
+            build = ContextBuild(ledger, selection, budgeted, settings, self.git)
             self._warm.put(walk, build, ledger.cached)
             return build
         finally:
@@ -150,10 +166,11 @@ class ContextBuilder:
 def build_context(
     space: Path, cap_tokens: int = DEFAULT_CAP_TOKENS, max_data_class: str | None = None
 ) -> ContextBuild:
-    """Build the pack of ``space`` once, without a cache (spec §1–7).
+    """Build the pack of ``space`` once, without a cache (spec §1–7): the public entry
+    that takes loose arguments, checked here into one :class:`Settings`.
 
     ``space`` is the directory holding ``.ledger``. Raises
     :class:`~ledger_context.model.errors.InvalidArgumentError` for a cap below 1 or an
     unknown ceiling; a broken document is reported in ``ledger.problems``, never raised.
     """
-    return ContextBuilder(space, cap_tokens, max_data_class, cache=False).build()
+    return ContextBuilder(space, make_settings(cap_tokens, max_data_class), cache=False).build()

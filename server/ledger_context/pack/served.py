@@ -37,14 +37,14 @@ def served_text(build: ContextBuild, path: str) -> str:
             f"relative to the space, as in the pack's title lines, with no '..', e.g. {example}"
         )
     ledger = build.ledger
-    document = next((d for d in ledger.documents if d.path == path), None)
+    document = build.document(path)
     source = next((s for s in ledger.walk.files if s.path == path), None) if ledger.walk else None
     if document is None or source is None:
         raise DocumentNotFoundError(
             f"unknown document: no ledger document at {_shown(path)}: use a path from the "
             f"pack's title lines, e.g. {example}"
         )
-    if build.withholds(document.data_class):
+    if build.is_withheld(path):
         raise DocumentWithheldError(
             f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}; "
             f"the documents in the pack can be read, e.g. {example}"

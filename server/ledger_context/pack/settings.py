@@ -1,7 +1,9 @@
-"""The arguments of a build, validated once: the cap, the data-class ceiling, ``detail``.
+"""The settings of a build, validated once: the cap, the data-class ceiling, the YAML
+loader options; and ``detail``.
 
-The CLI and the MCP server both turn what they were given into one :class:`Settings`
-with :func:`make_settings`; nothing downstream checks them again. Each check raises
+The edge (the command line, :mod:`ledger_context.cli`) reads flags and environment
+variables and turns them into one frozen :class:`Settings` with :func:`make_settings`;
+nothing below checks them again. Each check raises
 :class:`~ledger_context.model.errors.InvalidArgumentError` naming the allowed values.
 """
 
@@ -11,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.classify import parse_ceiling, parse_undeclared_class
-from ..model.errors import InvalidArgumentError
-from .budget import DEFAULT_CAP_TOKENS, check_cap_tokens
+from ..model.errors import InvalidArgumentError, InvalidCapError
+from ..reader.frontmatter import YamlOptions
+from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
 
 DETAILS = ("brief", "full")
 """The values ``detail`` may take (spec §8)."""
@@ -20,23 +23,47 @@ DETAILS = ("brief", "full")
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """A valid cap (tokens, spec §6) and ceiling (canonical class name or ``None``, §7),
-    and the class undeclared sources are read as for the ceiling (``None``: they pass)."""
+    """A valid cap (tokens, spec §6), ceiling (canonical class name or ``None``, §7), the
+    class undeclared sources are read as for the ceiling (``None``: they pass), and the
+    reader's YAML options (``None``: the reader's default)."""
 
     cap_tokens: int = DEFAULT_CAP_TOKENS
     ceiling: str | None = None
     undeclared_class: str | None = None
+    yaml: YamlOptions | None = None
+
+
+DEFAULT_SETTINGS = Settings()
+
+
+def check_cap_tokens(cap_tokens: Any) -> int:
+    """Return ``cap_tokens`` if it is an int from 1 to :data:`MAX_CAP_TOKENS`; else raise
+    :class:`InvalidArgumentError` (spec §6). The one check of the cap."""
+    if (
+        isinstance(cap_tokens, bool)
+        or not isinstance(cap_tokens, int)
+        or not 1 <= cap_tokens <= MAX_CAP_TOKENS
+    ):
+        raise InvalidCapError(
+            f"invalid cap {cap_tokens!r}: the cap is a whole number of tokens from 1 to {MAX_CAP_TOKENS}"
+        )
+    return cap_tokens
 
 
 def make_settings(
     cap_tokens: int = DEFAULT_CAP_TOKENS,
     max_data_class: str | None = None,
     undeclared_class: str | None = None,
+    yaml: YamlOptions | None = None,
 ) -> Settings:
     """The :class:`Settings` of a cap, a ``--max-data-class`` and an ``--undeclared-class``
-    value; raises :class:`InvalidArgumentError` for a cap outside 1..MAX or an unknown class."""
+    value and YAML options; raises :class:`InvalidArgumentError` for a cap outside 1..MAX
+    or an unknown class."""
     return Settings(
-        check_cap_tokens(cap_tokens), parse_ceiling(max_data_class), parse_undeclared_class(undeclared_class)
+        check_cap_tokens(cap_tokens),
+        parse_ceiling(max_data_class),
+        parse_undeclared_class(undeclared_class),
+        yaml,
     )
 
 

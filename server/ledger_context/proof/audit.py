@@ -39,7 +39,7 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import astuple, dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
@@ -195,27 +195,29 @@ def bounded_arguments(arguments: dict[str, Any]) -> tuple[str, int, str]:
     return prefix, len(data), hashlib.sha256(data).hexdigest()
 
 
-def default_path() -> Path:
-    """The log's default place: the platform's user state folder.
+def default_path(environ: Mapping[str, str]) -> Path:
+    """The log's default place: the platform's user state folder, as ``environ`` (the
+    edge passes ``os.environ``) names it.
 
     Linux and other Unix: ``$XDG_STATE_HOME/ledger-context/audit.sqlite3`` (an unset or
     relative ``XDG_STATE_HOME`` means ``~/.local/state``); macOS: ``~/Library/Application
     Support/ledger-context/``; Windows: ``%LOCALAPPDATA%\\ledger-context\\``.
     """
     if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        base = Path(environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Application Support"
     else:
-        state = os.environ.get("XDG_STATE_HOME", "")
+        state = environ.get("XDG_STATE_HOME", "")
         base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
     return base / "ledger-context" / "audit.sqlite3"
 
 
-def log_path(explicit: str | None = None) -> Path:
-    """``explicit`` (``--audit``), else ``$LEDGER_AUDIT`` if set and non-empty, else the default."""
-    chosen = explicit or os.environ.get(AUDIT_ENV)
-    return Path(os.path.abspath(os.path.expanduser(chosen))) if chosen else default_path()
+def log_path(explicit: str | None, environ: Mapping[str, str]) -> Path:
+    """``explicit`` (``--audit``), else ``$LEDGER_AUDIT`` in ``environ`` if set and
+    non-empty, else the default."""
+    chosen = explicit or environ.get(AUDIT_ENV)
+    return Path(os.path.abspath(os.path.expanduser(chosen))) if chosen else default_path(environ)
 
 
 def _placement_fault(path: Path) -> str | None:

@@ -2,8 +2,9 @@
 
 Beyond the reader's problems (spec §1–3) it warns about an ``updated_at`` in the future
 (it would pin a document to the top of its group until that date) and about a ledger
-read without libyaml; the report names the YAML loader (``python`` when
-``LEDGER_CONTEXT_YAML=python`` chose the pure-Python one). The exit status is 0 when
+read without libyaml; the report names the YAML loader (``python`` when the options
+the ledger was read with, ``LEDGER_CONTEXT_YAML=python`` at the edge, chose the
+pure-Python one). The exit status is 0 when
 clean, 1 for warnings only, 2 when a document was skipped.
 """
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..model.kinds import KIND
 from ..model.problems import Problem, problem_sort_key
-from .frontmatter import full_loader, libyaml_available, yaml_env_problem
+from .frontmatter import YamlOptions, libyaml_available, resolved
 from .ledger import Ledger
 
 EXIT_CLEAN = 0
@@ -44,11 +45,13 @@ class CheckReport:
         return EXIT_WARNINGS if "warning" in severities else EXIT_CLEAN
 
 
-def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
+def check_ledger(ledger: Ledger, now_us: int | None = None, yaml: YamlOptions | None = None) -> CheckReport:
     """Every problem of ``ledger``, plus future ``updated_at`` and libyaml warnings.
 
-    ``now_us`` is the current time in microseconds since the Unix epoch (default: now).
+    ``now_us`` is the current time in microseconds since the Unix epoch (default: now);
+    ``yaml`` the options the ledger was read with (the reader's default when ``None``).
     """
+    yaml = resolved(yaml)
     if now_us is None:
         now_us = time.time_ns() // 1000
     problems = list(ledger.problems)
@@ -62,13 +65,13 @@ def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
                     "document to the top of its group until then",
                 )
             )
-    problems.extend(_loader_problems())
+    problems.extend(_loader_problems(yaml))
     problems.extend(_undeclared(ledger))
     problems.extend(_normalisation_twins(ledger))
     problems.extend(_hard_links(ledger))
     problems.sort(key=problem_sort_key)
     selected = frozenset(d.path for d in ledger.documents if KIND[d.kind].titled(d.status))
-    return CheckReport(problems, selected, full_loader())
+    return CheckReport(problems, selected, yaml.full_loader())
 
 
 def _hard_links(ledger: Ledger) -> list[Problem]:
@@ -138,12 +141,11 @@ def _normalisation_twins(ledger: Ledger) -> list[Problem]:
     ]
 
 
-def _loader_problems() -> list[Problem]:
+def _loader_problems(yaml: YamlOptions) -> list[Problem]:
     """Which YAML loader reads frontmatter when it is not libyaml, and a bad switch value."""
     problems: list[Problem] = []
-    env_problem = yaml_env_problem()
-    if env_problem is not None:
-        problems.append(Problem(".ledger", "warning", env_problem))
+    if yaml.problem is not None:
+        problems.append(Problem(".ledger", "warning", yaml.problem))
     if not libyaml_available():
         problems.append(
             Problem(

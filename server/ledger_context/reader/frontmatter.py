@@ -2,7 +2,7 @@
 
 The frontmatter text is kept verbatim and never re-serialised; it is loaded without
 implicit typing (PyYAML's ``CBaseLoader``, or its pure-Python ``BaseLoader`` where libyaml
-is missing or ``LEDGER_CONTEXT_YAML=python`` asks for it), so every scalar stays a string
+is missing or :class:`YamlOptions` ask for it), so every scalar stays a string
 and no date, boolean or number conversion can lose or change a value. The quick path for
 the shapes real frontmatter uses lives in :mod:`~ledger_context.reader.quick_yaml`.
 """
@@ -10,9 +10,8 @@ the shapes real frontmatter uses lives in :mod:`~ledger_context.reader.quick_yam
 from __future__ import annotations
 
 import functools
-import os
 import re
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -44,21 +43,52 @@ libyaml is present (CI runs the suite so, to keep that loader honest); unset or
 
 YAML_ENV_VALUES = ("libyaml", "python")
 
+QUICK_ENV = "LEDGER_CONTEXT_QUICK_YAML"
+"""Set to ``off`` (or ``0``, ``no``, ``false``) to send every frontmatter to the full loader."""
 
-def full_loader() -> Literal["libyaml", "python"]:
-    """The loader used when the quick path declines: ``python`` when libyaml is missing
-    or :data:`YAML_ENV` asks for it (read on each call), else ``libyaml``."""
-    if not libyaml_available() or os.environ.get(YAML_ENV, "").strip().casefold() == "python":
-        return "python"
-    return "libyaml"
+_OFF = frozenset({"off", "0", "no", "false"})
 
 
-def yaml_env_problem() -> str | None:
-    """Why :data:`YAML_ENV` is not honoured as written, or ``None`` when it is."""
-    value = os.environ.get(YAML_ENV)
-    if value is None or value.strip().casefold() in ("", *YAML_ENV_VALUES):
-        return None
-    return f"{YAML_ENV} is not one of {', '.join(YAML_ENV_VALUES)}; libyaml is used where available"
+@dataclass(frozen=True, slots=True)
+class YamlOptions:
+    """How the reader loads frontmatter: ``quick`` whether the quick path answers first;
+    ``pure_python`` whether PyYAML's pure-Python loader is asked for even where libyaml is
+    present; ``problem`` why a switch was not honoured as written (``check`` reports it).
+
+    Built once at the edge from :data:`YAML_ENV` and :data:`QUICK_ENV`
+    (:func:`yaml_options`) and handed down; the reader never reads the environment.
+    """
+
+    quick: bool = True
+    pure_python: bool = False
+    problem: str | None = None
+
+    def full_loader(self) -> Literal["libyaml", "python"]:
+        """The loader used when the quick path declines: ``python`` when libyaml is
+        missing or asked against, else ``libyaml``."""
+        return "python" if self.pure_python or not libyaml_available() else "libyaml"
+
+
+DEFAULT_YAML = YamlOptions()
+"""The options of a reader given none. The test suite sets it from its own environment
+(``make pytest-pure-yaml``), so in-process builds follow the switch there too."""
+
+
+def yaml_options(environ: Mapping[str, str]) -> YamlOptions:
+    """The options the switches in ``environ`` ask for; an unknown :data:`YAML_ENV` value
+    keeps libyaml and is named in ``problem``."""
+    value = environ.get(YAML_ENV)
+    chosen = "" if value is None else value.strip().casefold()
+    problem = None
+    if chosen not in ("", *YAML_ENV_VALUES):
+        problem = f"{YAML_ENV} is not one of {', '.join(YAML_ENV_VALUES)}; libyaml is used where available"
+    quick = environ.get(QUICK_ENV, "").strip().casefold() not in _OFF
+    return YamlOptions(quick=quick, pure_python=chosen == "python", problem=problem)
+
+
+def resolved(options: YamlOptions | None) -> YamlOptions:
+    """``options``, or :data:`DEFAULT_YAML` when none were given."""
+    return DEFAULT_YAML if options is None else options
 
 
 MAX_NESTING = 64
@@ -383,19 +413,20 @@ class Loaded:
     loader: YamlLoader
 
 
-def load_frontmatter(frontmatter: str) -> Loaded:
+def load_frontmatter(frontmatter: str, options: YamlOptions | None = None) -> Loaded:
     """Load frontmatter text as a YAML mapping without implicit typing (spec §2).
 
-    The quick path (:mod:`~ledger_context.reader.quick_yaml`) answers for the usual shapes;
-    everything else goes to :func:`full_loader`. Scalars are ``str``; an empty or
-    comment-only frontmatter is ``{}``. Raises :class:`FrontmatterError` when the YAML
+    The quick path (:mod:`~ledger_context.reader.quick_yaml`) answers for the usual shapes
+    unless ``options`` turn it off; everything else goes to their full loader. Scalars are
+    ``str``; an empty or comment-only frontmatter is ``{}``. Raises :class:`FrontmatterError` when the YAML
     does not parse, is not a mapping, or nests deeper than :data:`MAX_NESTING`.
     """
-    if quick_yaml.enabled():
+    options = resolved(options)
+    if options.quick:
         quick = quick_yaml.quick_mapping(frontmatter)
         if quick is not None:
             return Loaded(quick, [], "quick")
-    loader = full_loader()
+    loader = options.full_loader()
     mapping, duplicates = load_with_yaml(frontmatter, loader)
     return Loaded(mapping, duplicates, loader)
 

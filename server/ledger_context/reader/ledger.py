@@ -28,7 +28,7 @@ from ..model.document import DATED_KINDS, KINDS, Document, FileResult
 from ..model.errors import DocumentChangedError
 from ..model.problems import Problem, problem_sort_key
 from .cache import DocumentCache, FileIdentity, is_same_file, is_unchanged
-from .frontmatter import decode_text
+from .frontmatter import YamlOptions, decode_text
 from .parse import parse_document
 from .paths import fs_path, printable_path
 from .space import LEDGER_DIR
@@ -167,12 +167,17 @@ def git_blob_id(data: bytes, algorithm: str = "sha1") -> str:
 
 
 def read_file(
-    space: Path, source: SourceFile, root_real: bytes | None = None, blob_hash: str | None = None
+    space: Path,
+    source: SourceFile,
+    root_real: bytes | None = None,
+    blob_hash: str | None = None,
+    yaml: YamlOptions | None = None,
 ) -> FileResult:
     """Read one file of ``space`` and parse it (spec §2–3); never raises for a broken file.
 
     ``root_real`` is :func:`root_real_path` of ``space``, if already known. With
-    ``blob_hash`` (``sha1`` or ``sha256``) the document also gets its ``git_blob``.
+    ``blob_hash`` (``sha1`` or ``sha256``) the document also gets its ``git_blob``;
+    ``yaml`` says how frontmatter is loaded.
     """
     if root_real is None:
         root_real = root_real_path(space)
@@ -180,17 +185,17 @@ def read_file(
     if data is None:
         return FileResult(None, (unreadable,) if unreadable else (), 0, unchanged)
     git_blob = git_blob_id(data, blob_hash) if blob_hash else None
-    result = parse_document(source.kind, source.path, data, git_blob)
+    result = parse_document(source.kind, source.path, data, git_blob, yaml=yaml)
     return FileResult(result.document, result.problems, result.size, unchanged)
 
 
 def _read_file_safely(
-    space: Path, source: SourceFile, root_real: bytes, blob_hash: str | None = None
+    space: Path, source: SourceFile, root_real: bytes, blob_hash: str | None, yaml: YamlOptions | None
 ) -> FileResult:
     """:func:`read_file`, with any fault it did not foresee turned into a skip: one file
     never takes the pack down."""
     try:
-        return read_file(space, source, root_real, blob_hash)
+        return read_file(space, source, root_real, blob_hash, yaml)
     except Exception as exc:  # the one place that must catch everything
         message = f"unexpected failure while reading ({type(exc).__name__}); skipped"
         return FileResult(None, (Problem(source.path, "error", message),), 0, False)
@@ -202,12 +207,14 @@ def read_ledger(
     walk: Walk | None = None,
     *,
     blob_hash: str | None = None,
+    yaml: YamlOptions | None = None,
 ) -> Ledger:
     """Read every document of ``space``'s ledger (spec §1–3).
 
     ``space`` is the directory holding ``.ledger``; ``walk`` is its walk if already
     made. With a ``cache``, unchanged files are not read again. With ``blob_hash``
-    (``sha1`` or ``sha256``) every document gets its git blob id. Returns a
+    (``sha1`` or ``sha256``) every document gets its git blob id; ``yaml`` says how
+    frontmatter is loaded (the reader's default when ``None``). Returns a
     :class:`Ledger`; raises nothing for broken documents.
     """
     if walk is None:
@@ -225,7 +232,7 @@ def read_ledger(
         if result is not None and blob_hash and result.document and result.document.git_blob is None:
             result = None  # cached without its blob id: read it again
         if result is None:
-            result = _read_file_safely(space, source, root_real, blob_hash)
+            result = _read_file_safely(space, source, root_real, blob_hash, yaml)
             if cache is not None:
                 cached = cache.put(source, result, now_ns) and cached
         read[source.kind] += 1

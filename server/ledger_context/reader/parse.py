@@ -26,6 +26,7 @@ from .frontmatter import (
     FrontmatterError,
     Loaded,
     Split,
+    YamlOptions,
     decode_text,
     load_frontmatter,
     split_frontmatter,
@@ -36,12 +37,14 @@ CLASS_KEY = "data_class"
 _UNKNOWN_CLASS_HINT = "treated as stricter than restricted (withheld under any ceiling)"
 
 
-def parse_document(kind: str, path: str, data: bytes, git_blob: str | None = None) -> FileResult:
+def parse_document(
+    kind: str, path: str, data: bytes, git_blob: str | None = None, *, yaml: YamlOptions | None = None
+) -> FileResult:
     """Parse the bytes of the ``kind`` document at ``path``; never raises for a broken file.
 
     Returns the :class:`~ledger_context.model.document.Document` (``None`` when the document is
     invalid and skipped) and every problem met, each naming ``path``. ``git_blob`` is the
-    id git gives ``data``, when the caller knows it.
+    id git gives ``data``, when the caller knows it; ``yaml`` how frontmatter is loaded.
     """
     size = len(data)
     try:
@@ -53,9 +56,9 @@ def parse_document(kind: str, path: str, data: bytes, git_blob: str | None = Non
     problems: list[Problem] = []
     split = split_frontmatter(text)
     if kind == "agents":
-        document = _agents(path, size, sha256, git_blob, text, split, problems)
+        document = _agents(path, size, sha256, git_blob, text, split, problems, yaml)
         return FileResult(document, tuple(problems), size)
-    loaded, fault = _load_frontmatter(path, split, problems)
+    loaded, fault = _load_frontmatter(path, split, problems, yaml)
     if loaded is None or split.frontmatter is None:
         assert fault is not None
         problems.append(Problem(path, "error", f"{fault.message}; skipped", fault.line, fault.column))
@@ -105,7 +108,14 @@ def renders_metrics(kind: str, status: str | None) -> bool:
 
 
 def _agents(
-    path: str, size: int, sha256: str, git_blob: str | None, text: str, split: Split, problems: list[Problem]
+    path: str,
+    size: int,
+    sha256: str,
+    git_blob: str | None,
+    text: str,
+    split: Split,
+    problems: list[Problem],
+    yaml: YamlOptions | None,
 ) -> Document:
     """``agents.md``: included verbatim; only its ``data_class`` is read (spec §2, §7).
 
@@ -115,7 +125,7 @@ def _agents(
     data_class: str | None = None
     loader = None
     if split.frontmatter is not None or split.unclosed:
-        loaded, fault = _load_frontmatter(path, split, problems)
+        loaded, fault = _load_frontmatter(path, split, problems, yaml)
         if loaded is None:
             assert fault is not None
             message = f"{fault.message}; included as text; its data class is unknown, {_UNKNOWN_CLASS_HINT}"
@@ -175,7 +185,7 @@ def _other_format(text: str) -> tuple[int, str] | None:
 
 
 def _load_frontmatter(
-    path: str, split: Split, problems: list[Problem]
+    path: str, split: Split, problems: list[Problem], yaml: YamlOptions | None
 ) -> tuple[Loaded | None, Problem | None]:
     """The loaded frontmatter, or the fault that makes it unusable (spec §2).
 
@@ -187,7 +197,7 @@ def _load_frontmatter(
             return None, Problem(path, "error", "frontmatter is not closed: add a closing --- line", opening)
         return None, Problem(path, "error", "no YAML frontmatter: the file must start with a --- line")
     try:
-        loaded = load_frontmatter(split.frontmatter)
+        loaded = load_frontmatter(split.frontmatter, yaml)
     except FrontmatterError as exc:
         line = split.first_line + exc.line - 1 if exc.line is not None else None
         return None, Problem(path, "error", str(exc), line, exc.column)

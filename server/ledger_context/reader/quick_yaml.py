@@ -6,7 +6,7 @@ text in the grammar below, where YAML's rules give exactly the mapping it reads;
 anything else it returns ``None`` and the full loader
 (:func:`~ledger_context.reader.frontmatter.load_with_yaml`) decides. A differential test against
 libyaml (tests/test_quick_yaml.py) and a corpus hit rate over ledger_fixtures/ prove it.
-``LEDGER_CONTEXT_QUICK_YAML=off`` switches it off (:func:`enabled`).
+``LEDGER_CONTEXT_QUICK_YAML=off`` switches it off (:class:`~ledger_context.reader.frontmatter.YamlOptions`).
 
 Grammar (lines separated by ``\\n``; every regex is possessive or anchored, so a line is
 matched in time linear in its length, and the loop does constant work per line)::
@@ -60,23 +60,11 @@ returns ``None`` so the full loader reports it.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
-QUICK_ENV = "LEDGER_CONTEXT_QUICK_YAML"
-"""Set to ``off`` (or ``0``, ``no``, ``false``) to send every frontmatter to the full loader."""
-
 MAX_QUICK_DEPTH = 16
 """The deepest collection the quick path reads (the top mapping is level 1)."""
-
-_OFF = frozenset({"off", "0", "no", "false"})
-
-
-def enabled() -> bool:
-    """Whether the quick path is on (read on each call, so a test or a process can switch it)."""
-    return os.environ.get(QUICK_ENV, "").strip().casefold() not in _OFF
-
 
 # UNSAFE: characters libyaml rejects or reads as line breaks, tabs, and a few it allows
 # that we need not. quick_mapping declines any text _HAS_UNSAFE finds, so the classes

@@ -7,6 +7,7 @@ upward from the working directory, like git does for ``.git``.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..model.errors import InvalidArgumentError, SpaceNotFoundError
@@ -79,8 +80,9 @@ def find_space(explicit: str | os.PathLike[str] | None = None, start: Path | Non
     )
 
 
-def space_from_environment(explicit: str | None) -> str | None:
-    """``explicit`` (``--space``) if given, else ``LEDGER_SPACE`` if set, else ``None``.
+def space_from_environment(explicit: str | None, environ: Mapping[str, str]) -> str | None:
+    """``explicit`` (``--space``) if given, else ``LEDGER_SPACE`` in ``environ`` (the edge
+    passes ``os.environ``) if set, else ``None``.
 
     An empty value is refused with :class:`InvalidArgumentError`, not read as "search
     from the working directory": a blank in a client's configuration must not silently
@@ -90,7 +92,7 @@ def space_from_environment(explicit: str | None) -> str | None:
         if not explicit.strip():
             raise InvalidArgumentError(f"--space is empty: {_EMPTY}")
         return explicit
-    value = os.environ.get(SPACE_ENV)
+    value = environ.get(SPACE_ENV)
     if value is not None and not value.strip():
         raise InvalidArgumentError(f"{SPACE_ENV} is set but empty: {_EMPTY} (or unset it)")
     return value
