@@ -380,9 +380,9 @@ def load_frontmatter(frontmatter: str) -> Loaded:
     does not parse, is not a mapping, or nests deeper than :data:`MAX_NESTING`.
     """
     if quick_yaml.enabled():
-        quick = quick_yaml.quick_mapping(frontmatter)
+        quick = quick_yaml.quick_load(frontmatter)
         if quick is not None:
-            return Loaded(quick, [], "quick")
+            return Loaded(quick[0], [DuplicateKey(*at) for at in quick[1]], "quick")
     loader = full_loader()
     mapping, duplicates = load_with_yaml(frontmatter, loader)
     return Loaded(mapping, duplicates, loader)
