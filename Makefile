@@ -1,4 +1,5 @@
-# ledger-context: every job a person or CI runs. Needs only Python 3.11+ and make.
+# ledger-context: every job a person or CI runs. Needs only Python 3.11+, make and git;
+# `make browser` and `make node` install the optional parts some tests need (they skip without).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -11,7 +12,7 @@ BUNDLE_DIR ?= dist
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint typecheck pytest pytest-pure-yaml browser screenshot bench golden fixtures inspector bundle clean
+.PHONY: demo test lint typecheck pytest pytest-pure-yaml browser node screenshot bench golden fixtures inspector ts-client bundle clean
 
 # Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
@@ -39,21 +40,33 @@ typecheck: $(STAMP)
 # machine (and its clean-up then leaks a folder listing, which filterwarnings=error fails).
 PYTEST := $(BIN)/pytest --basetemp="$$(mktemp -d "$${TMPDIR:-/tmp}/ledger-context-pytest.XXXXXX")"
 
-pytest: $(STAMP) browser
+# Never installs anything but the venv: a test needing chromium or Node skips, naming the
+# target below that installs it (under CI it fails instead; .ci/run installs both first).
+pytest: $(STAMP)
 	$(PYTEST)
 
-## browser: Debian's chromium for the browser tests (never a Playwright download)
+## browser: Debian's chromium for the budget page tests and make screenshot (never a Playwright download)
 browser:
-	@if [ ! -x $(CHROMIUM) ]; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "Installing chromium for the browser tests (apt-get)..." >&2; \
-	    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2; \
-	  else \
-	    echo "The browser tests need $(CHROMIUM): run 'sudo apt-get install -y chromium', then make test" >&2; \
-	    exit 1; \
-	  fi; \
-	fi
+	@$(call apt_install,$(CHROMIUM),chromium,chromium)
+
+## node: Node.js and npx for make bundle, make inspector and the bundle test
+node:
+	@$(call apt_install,npx,nodejs npm,npx (Node.js))
+
+# $(call apt_install,COMMAND,PACKAGES,WHAT): install PACKAGES with apt-get when COMMAND is
+# missing (as root), else say which command to run.
+define apt_install
+if ! command -v $(1) >/dev/null; then \
+  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+    echo "Installing $(3) (apt-get install $(2))..." >&2; \
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >&2; \
+  else \
+    echo "$(3) is missing: run 'sudo apt-get install -y $(2)' (or your system's equivalent)" >&2; \
+    exit 1; \
+  fi; \
+fi
+endef
 
 ## screenshot: docs/explain-budget.png, the demo ledger's budget page (README)
 screenshot: $(STAMP) browser
@@ -79,9 +92,13 @@ fixtures: $(STAMP)
 inspector: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" bash .ci/inspector.sh
 
+## ts-client: the TypeScript SDK client against the demo ledger (needs Node 18+ and npm)
+ts-client: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" bash .ci/ts_client.sh
+
 ## bundle: the MCP Bundle for Claude Desktop, dist/ledger-context-<version>.mcpb (needs Node 18+ and npx)
 bundle:
-	@command -v npx >/dev/null || { echo "make bundle needs Node.js 18+ and npx (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	@command -v npx >/dev/null || { echo "make bundle needs Node.js 18+ and npx: run 'make node'" >&2; exit 1; }
 	$(MCPB) validate manifest.json
 	@mkdir -p $(BUNDLE_DIR)
 	$(MCPB) pack . $(BUNDLE_DIR)/ledger-context-$(VERSION).mcpb

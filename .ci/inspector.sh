@@ -16,6 +16,8 @@ inspect --method tools/call --tool-name explain_budget --tool-arg detail=brief >
 inspect --method resources/read --uri ledger://pack >"$out/pack_resource.json"
 inspect --method tools/call --tool-name read_document --tool-arg path=.ledger/decisions/0005-tool-calling-router.md >"$out/read_document.json"
 ledger-context pack --space "$demo" >"$out/pack.md"
+sha=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["_meta"]["ledger-context/receipt"]["sha256"])' "$out/get_context.json")
+inspect --method tools/call --tool-name get_context --tool-arg since="$sha" >"$out/since.json"
 
 python3 - "$out" <<'PY'
 import json, sys
@@ -37,6 +39,11 @@ print(f"tools/list: {', '.join(sorted(tools))}")
 print(f"get_context: {receipt['bytes']} bytes = {receipt['tokens']} tokens, sha256 {receipt['sha256'][:16]}…, equals ledger-context pack")
 print(f"explain_budget: structuredContent with the same sha256; {explain['structuredContent']['pack']['dropped_blocks']} blocks dropped")
 print("resources/read ledger://pack: equals ledger-context pack")
+since = json.loads((out / "since.json").read_text())
+line = since["content"][0]["text"]
+assert line.startswith("Unchanged:") and len(line.encode()) <= 200, line
+assert since["_meta"]["ledger-context/receipt"]["since"] == {"sha256": receipt["sha256"], "unchanged": True}
+print(f"get_context since=<sha256>: {len(line.encode())} bytes, unchanged")
 document = json.loads((out / "read_document.json").read_text())
 decision = Path("ledger_fixtures/demo/.ledger/decisions/0005-tool-calling-router.md").read_bytes()
 assert document["content"][0]["text"].encode() == decision, "read_document differs from the file"

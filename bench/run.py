@@ -48,7 +48,8 @@ reader, not the disk. The measurements and their comparisons are described where
 are made: ``floors.py`` (stat, I/O, read-and-decode floors), ``naive.py`` (the naive
 python-frontmatter reader), ``builds.py`` (short-body cold, warm, one file touched),
 ``long_builds.py`` (long-body suite), ``processes.py`` (whole processes, run in turn),
-``memory.py`` (peak RSS in a fresh interpreter), ``mcp_calls.py`` (MCP over stdio), and
+``memory.py`` (peak RSS in a fresh interpreter), ``mcp_calls.py`` (MCP over stdio),
+``catalogue.py`` (the catalogue's bytes against its budget), and
 ``targets.py`` (every target, PASS/MISS). ``steps.py``, run on its own, times each step of the
 reader alone beside a cold build (``python bench/steps.py findings-2500``); ``compare.py``
 runs two versions' whole ``pack`` beside the naive reader, in turn.
@@ -66,12 +67,15 @@ from pathlib import Path
 from typing import TypeVar
 
 from builds import ShortRun, bench_size
+from catalogue import catalogue_lines
+from catalogue import measure as measure_catalogue
 from hostile_packs import bench_hostile, hostile_lines
 from ledgers import GENERATOR_VERSION, Space, generate_space
 from long_builds import LongReps, LongResult, bench_long
 from long_ledgers import LONG_GENERATOR_VERSION, SHAPES, generate_long_space
 from machine import BENCH_DIR, load_average, log, machine_line
 from mcp_calls import McpResult, bench_mcp
+from measured import bench_measured, measured_lines
 from memory import child_cold_build
 from processes import NAIVE, PACK, bench_process, check_printed_pack, command, run_in_turn
 from profiling import profile_build
@@ -274,9 +278,14 @@ def main(argv: list[str] | None = None) -> int:
         long = run_long(spaces_dir, ledgers, args.quick)
         log("inputs built to be slow: a 100 KB heading line, a 2,000-deep folder chain")
         hostile = bench_hostile()
+        log("measured tokens: the cost of counting")
+        measured = bench_measured(spaces_dir, (100,) if args.quick else (100, 10_000))
         elapsed = time.perf_counter() - started
         text = report(header, raw_argv, short, long, elapsed, load_average())
         text += "\n" + "\n".join(hostile_lines(hostile)) + "\n"
+        log("the catalogue over stdio: tools/list and the instructions")
+        text += "\n" + "\n".join(measured_lines(measured)) + "\n"
+        text += "\n" + "\n".join(catalogue_lines(measure_catalogue())) + "\n"
     print(text, end="")
     args.results.write_text(text, encoding="utf-8")
     log(f"wrote {args.results}")

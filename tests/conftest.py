@@ -14,8 +14,8 @@ import sys
 import tempfile
 import threading
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,23 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "ledger_fixtures"
+
+
+def ci() -> bool:
+    """True under CI (``CI`` set to anything but empty, 0, false or no): optional tools are then required."""
+    return os.environ.get("CI", "").strip().casefold() not in ("", "0", "false", "no")
+
+
+def require(found: bool, what: str, target: str) -> None:
+    """Skip the test when the optional ``what`` is missing, with a reason naming the make
+    ``target`` that installs it; under CI fail instead (``.ci/run`` installs it first)."""
+    if found:
+        return
+    reason = f"needs {what}: run 'make {target}'"
+    if ci():
+        pytest.fail(f"{reason} (required when CI is set)")
+    pytest.skip(reason)
+
 
 Files = Mapping[str | bytes, str | bytes]
 """A ledger's files: {path below ``.ledger``: text or bytes}; a ``bytes`` path is a file
@@ -352,3 +369,123 @@ def same_as_full_build(cached: ContextBuild, space: Path, ceiling: str | None = 
     assert cached.pack == fresh.pack
     for detail in ("brief", "full"):
         assert explain(cached, detail) == explain(fresh, detail)  # type: ignore[arg-type]
+
+
+class Issuer:
+    """An OAuth authorization server for tests: a real RSA key, its JWKS written to
+    ``jwks_path``, and :meth:`token` signing real JWT access tokens with it."""
+
+    URL = "https://login.example.test/"
+
+    def __init__(self, directory: Path, kid: str = "test-key") -> None:
+        import jwt
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        self.kid = kid
+        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
+        self.jwks = {"keys": [{**public, "kid": kid, "use": "sig", "alg": "RS256"}]}
+        self.jwks_path = directory / f"jwks-{kid}.json"
+        self.jwks_path.write_text(json.dumps(self.jwks), encoding="utf-8")
+
+    def token(self, audience: str, scope: str = "", lifetime: int = 300, **claims: Any) -> str:
+        """A token for ``audience`` with ``scope``, valid ``lifetime`` seconds from now."""
+        import time
+
+        import jwt
+
+        now = int(time.time())
+        body = {
+            "iss": self.URL,
+            "aud": audience,
+            "sub": "alice@example.test",
+            "client_id": "test-client",
+            "iat": now,
+            "exp": now + lifetime,
+            "scope": scope,
+            **claims,
+        }
+        return jwt.encode(body, self.key, algorithm="RS256", headers={"kid": self.kid})
+
+
+class HttpServer:
+    """``ledger-context serve --http 127.0.0.1:0`` as a subprocess; :attr:`url` is its MCP
+    endpoint, read from the line it logs once it listens."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        import re
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "ledger_context", "serve", "--http", "127.0.0.1:0", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,  # HTTP mode writes nothing there
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
+        self.log: list[str] = []
+        found: queue.Queue[int | None] = queue.Queue()
+
+        def read_log() -> None:
+            assert self.process.stderr is not None
+            for line in self.process.stderr:
+                self.log.append(line)
+                listening = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+                if listening:
+                    found.put(int(listening.group(1)))
+            found.put(None)
+
+        self._reader = threading.Thread(target=read_log, daemon=True)
+        self._reader.start()
+        try:
+            port = found.get(timeout=TIMEOUT)
+        except queue.Empty:
+            port = None
+        if port is None:
+            self.stop()
+            raise AssertionError("the HTTP server did not start:\n" + "".join(self.log))
+        self.port = port
+        self.origin = f"http://127.0.0.1:{port}"
+        self.url = f"{self.origin}/mcp"
+
+    def stop(self) -> int:
+        """SIGTERM, then the exit status (a signal's negative number once it re-raises it)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+        finally:
+            self._reader.join(TIMEOUT)
+            if self.process.stderr is not None:
+                self.process.stderr.close()
+
+    def __enter__(self) -> HttpServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@asynccontextmanager
+async def bearer_client(
+    url: str,
+    token: str | None,
+    mode: str = "legacy",
+    hooks: dict[str, list[Any]] | None = None,
+    **options: Any,
+) -> AsyncIterator[Any]:
+    """An SDK client of ``url`` over Streamable HTTP sending ``token`` as its bearer token
+    (``hooks``: httpx event hooks; ``options`` go to the client)."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=TIMEOUT, event_hooks=hooks) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client,  # type: ignore[arg-type]
+    ):
+        yield client

@@ -18,6 +18,7 @@ sys.path.insert(0, str(BENCH))  # the benchmark's modules import each other by n
 import ledgers  # noqa: E402
 import long_ledgers  # noqa: E402
 from builds import ShortRun  # noqa: E402
+from catalogue import catalogue_lines  # noqa: E402
 from long_builds import LongReps, bench_long  # noqa: E402
 from report import report  # noqa: E402
 from targets import long_targets  # noqa: E402
@@ -150,3 +151,15 @@ def test_every_target_that_missed_in_the_committed_results_has_a_known_cause() -
     assert missed, "the committed run has misses to explain"
     assert [name for name in missed if cause_of(name).startswith("not known")] == []
     assert "Why the misses miss:" in results
+
+
+def test_the_catalogue_section_prints_bytes_tokens_and_headroom() -> None:
+    from ledger_context.mcp.catalogue import CatalogueSize
+
+    size = CatalogueSize(tools_list=5_001, instructions=400, model_facing=2_001, output_schemas=3_000)
+    lines = catalogue_lines({"2026-07-28": (size, 2_345, None)})
+    assert lines[0] == "## Catalogue (tools/list + instructions, over stdio)"
+    assert lines[-1] == (
+        "| 2026-07-28 | 5,401 B (1,351 tokens by the rule, 2,345 measured) | 2,599 B | "
+        "2,001 B (501 tokens by the rule, not measured) | 999 B | 3,000 B |"
+    )

@@ -38,8 +38,14 @@ def test_pack_writes_exactly_the_pack_bytes() -> None:
 def test_pack_stats_go_to_stderr() -> None:
     result = run_cli("pack", "--space", str(DEMO), "--stats")
     assert result.stdout == build_context(DEMO).pack.encode("utf-8")
+    from ledger_context.explain.readout import measured_line
+    from ledger_context.pack.measure import measure
+
+    build = build_context(DEMO)
     expected = (
         "pack: 12216 bytes = 3054 tokens of a 6000-token cap (24000 bytes); 0 blocks dropped; not truncated\n"
+        + measured_line(measure(build.pack, build.budgeted.tokens))
+        + "\n"
     )
     assert result.stderr == expected.encode()
 
@@ -288,3 +294,112 @@ def test_a_full_disk_is_a_clear_error() -> None:
 def test_an_empty_cap_from_the_environment_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LEDGER_CAP_TOKENS", "")
     assert main(["pack", "--space", str(FIXTURES / "demo")]) == 2
+
+
+def test_check_advises_the_largest_cap_a_tokenizer_counts_within_the_cap(capsys) -> None:
+    from conftest import FIXTURES, check, check_json
+
+    status, text = check(FIXTURES / "overflow", capsys)
+    (advice,) = [line for line in text.splitlines() if line.startswith("Advice: ")]
+    assert advice == (
+        "Advice: o200k_base counts 6100 tokens, over the 6000-token cap; "
+        "--cap-tokens 5906 is the largest whose pack it counts within 6000"
+    )
+    assert status == 1  # the warning's status: advice never changes it
+    _, data = check_json(FIXTURES / "overflow", capsys)
+    assert data["advice"] == [
+        {"tokenizer": "o200k_base", "cap_tokens": 6000, "measured_tokens": 6100, "fitting_cap_tokens": 5906}
+    ]
+    _, demo = check_json(FIXTURES / "demo", capsys)
+    assert demo["advice"] == []
+
+
+UNDECLARED = {
+    "agents.md": "---\ndata_class: public\n---\n# Agents\n",
+    "decisions/0001-plain.md": doc(title="Plain", status="accepted", updated_at="2026-01-02"),
+    "findings/tagged.md": doc(
+        title="Tagged", status="current", updated_at="2026-01-01", data_class="internal"
+    ),
+}
+
+
+def test_undeclared_class_withholds_undeclared_sources_from_flag_or_environment(tmp_path: Path) -> None:
+    # Issue 23: an operator can make sources without data_class count as a class for the ceiling.
+    space = write_ledger(tmp_path / "space", UNDECLARED)
+    plain = run_cli("pack", "--space", str(space), "--max-data-class", "internal")
+    assert b"Plain" in plain.stdout  # undeclared sources pass by default
+    flagged = run_cli(
+        "pack", "--space", str(space), "--max-data-class", "internal", "--undeclared-class", "confidential"
+    )
+    from_env = run_cli(
+        "pack",
+        "--space",
+        str(space),
+        "--max-data-class",
+        "internal",
+        env={**os.environ, "LEDGER_UNDECLARED_CLASS": "confidential"},
+    )
+    assert flagged.returncode == from_env.returncode == 0
+    assert flagged.stdout == from_env.stdout
+    assert b"Plain" not in flagged.stdout and b"Tagged" in flagged.stdout
+    answer = run_cli(
+        "explain",
+        "--space",
+        str(space),
+        "--max-data-class",
+        "internal",
+        "--undeclared-class",
+        "confidential",
+        "--path",
+        ".ledger/decisions/0001-plain.md",
+    )
+    assert answer.stdout.decode().splitlines()[1] == (
+        "withheld by the ceiling internal: it declares no data class, read as confidential "
+        "(--undeclared-class), which is stricter"
+    )
+    bad = run_cli("pack", "--space", str(space), env={**os.environ, "LEDGER_UNDECLARED_CLASS": ""})
+    assert bad.returncode == 2 and b"invalid undeclared class ''" in bad.stderr
+
+
+@pytest.mark.anyio
+async def test_serve_reads_undeclared_sources_as_the_class_given(tmp_path: Path) -> None:
+    from mcp import Client, StdioServerParameters
+
+    from ledger_context.pack.build import ContextBuilder
+    from ledger_context.pack.settings import make_settings
+
+    space = write_ledger(tmp_path / "space", UNDECLARED)
+    args = [
+        "-m",
+        "ledger_context",
+        "serve",
+        "--no-audit",
+        "--space",
+        str(space),
+        "--max-data-class",
+        "internal",
+    ]
+    env = {**os.environ, "LEDGER_UNDECLARED_CLASS": "restricted"}
+    async with Client(
+        StdioServerParameters(command=sys.executable, args=args, env=env), mode="legacy"
+    ) as client:
+        result = await client.call_tool("get_context", {})
+        budget = await client.call_tool("explain_budget", {})
+    expected = ContextBuilder(
+        space, settings=make_settings(6000, "internal", "restricted"), cache=False
+    ).build()
+    assert result.content[0].text == expected.pack  # type: ignore[union-attr]
+    assert "Plain" not in expected.pack
+    classification = budget.structured_content["classification"]  # type: ignore[index]
+    assert (classification["undeclared_class"], classification["withheld_count"]) == ("restricted", 1)
+
+
+def test_check_reports_the_undeclared_sources_in_one_line(tmp_path: Path) -> None:
+    space = write_ledger(tmp_path / "space", UNDECLARED | {"findings/other.md": doc(status="current")})
+    result = run_cli("check", "--space", str(space))
+    assert result.returncode == 1  # the undated finding warns; the info line changes no exit status
+    assert (
+        "info    .ledger: 2 of 4 documents declare no data_class (.ledger/decisions/0001-plain.md, "
+        ".ledger/findings/other.md): they pass any ceiling; add data_class to each, or serve with "
+        "--undeclared-class CLASS\n"
+    ) in result.stdout.decode()

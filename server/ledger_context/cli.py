@@ -12,9 +12,9 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
-from typing import NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from . import __version__
 from .model.classify import CLASSES
@@ -25,8 +25,16 @@ from .pack.settings import Settings, make_settings
 from .proof.provenance import HeadSource
 from .reader.space import display_path, find_space, holds_ledger, space_from_environment
 
+if TYPE_CHECKING:
+    from .pack.fit import CapAdvice
+    from .reader.ledger import Ledger
+
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
+BUNDLE_CEILING = "restricted"
+"""The MCP Bundle's ceiling field when left empty (``manifest.json`` names it its default):
+a bundle user cannot leave the option out, as a config file user can."""
 CAP_ENV = "LEDGER_CAP_TOKENS"
+UNDECLARED_ENV = "LEDGER_UNDECLARED_CLASS"
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -75,6 +83,12 @@ def _options_parsers() -> _Options:
         help=f"withhold sources stricter than CLASS, one of {', '.join(CLASSES)} "
         f"(default: ${CEILING_ENV}, else no ceiling)",
     )
+    budget.add_argument(
+        "--undeclared-class",
+        metavar="CLASS",
+        help="read sources that declare no data_class as CLASS for the ceiling (default: "
+        f"${UNDECLARED_ENV}, else they pass any ceiling)",
+    )
 
     history = argparse.ArgumentParser(add_help=False)
     history.add_argument(
@@ -110,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     options = _options_parsers()
-    for add in (_add_pack, _add_explain, _add_check, _add_serve, _add_audit):
+    for add in (_add_pack, _add_explain, _add_search, _add_check, _add_serve, _add_audit):
         add(commands, options)
     return parser
 
@@ -151,11 +165,28 @@ def _add_explain(commands: _Commands, o: _Options) -> None:
     )
 
 
+def _add_search(commands: _Commands, o: _Options) -> None:
+    """``search``: the ranked documents for a query, as search_ledger gives them."""
+    search = commands.add_parser(
+        "search",
+        parents=[o.common, o.budget, o.history],
+        help="rank the ledger's documents for a query (BM25F), as the search_ledger tool does",
+        description="Rank every accepted document the ceiling lets through for QUERY: BM25F over "
+        "title, frontmatter and body, then newest, then path. The same hits as search_ledger.",
+    )
+    search.add_argument("query", metavar="QUERY", help="words to look for (quote several words)")
+    search.add_argument("--kind", metavar="K", help="only documents of this kind (harness, eval, ...)")
+    search.add_argument(
+        "--limit", metavar="N", type=int, default=10, help="at most N hits, 1 to 50 (default 10)"
+    )
+    search.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
 def _add_check(commands: _Commands, o: _Options) -> None:
     """``check``: every problem, and an exit status."""
     check = commands.add_parser(
         "check",
-        parents=[o.common, o.history],
+        parents=[o.common, o.budget, o.history],
         help="list every problem in the ledger; exit 0 clean, 1 warnings, 2 documents skipped",
         description="List every problem found in the ledger, with path, line, severity and how "
         "to fix it. Exit status: 0 clean, 1 warnings only, 2 documents skipped.",
@@ -181,6 +212,41 @@ def _add_serve(commands: _Commands, o: _Options) -> None:
         help="stderr log level (default: info); the MCP SDK's own logs show only with debug",
     )
     serve.add_argument("--no-audit", action="store_true", help="keep no audit log")
+    serve.add_argument(
+        "--bundle-max-data-class",
+        metavar="CLASS",
+        help=f"the MCP Bundle's ceiling field (manifest.json): as --max-data-class, but empty "
+        f"means the bundle's default, {BUNDLE_CEILING}",
+    )
+    _add_http_options(serve)
+
+
+def _add_http_options(serve: argparse.ArgumentParser) -> None:
+    """``serve --http``: team mode over Streamable HTTP, with OAuth and limits."""
+    http = serve.add_argument_group(
+        "team mode (Streamable HTTP)",
+        "Serve over HTTP instead of stdio. Without --auth-issuer only loopback is allowed; with "
+        "it every request needs a JWT bearer token, whose ledger:<class> scope sets its ceiling.",
+    )
+    http.add_argument(
+        "--http", metavar="[HOST:]PORT", help="listen on HOST:PORT (default host 127.0.0.1; port 0: any free)"
+    )
+    http.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the URL clients use, e.g. https://ledger.example.com/mcp (behind a reverse proxy); "
+        "tokens must be issued for it (audience). Default: http://HOST:PORT/mcp",
+    )
+    http.add_argument("--auth-issuer", metavar="URL", help="the OAuth authorization server (token iss)")
+    http.add_argument("--auth-jwks", metavar="FILE|URL", help="the issuer's keys: a JWKS file or https URL")
+    http.add_argument(
+        "--allow-origin", metavar="ORIGIN", action="append", default=[], help="also accept this Origin"
+    )
+    http.add_argument("--max-body", type=int, default=1 << 20, metavar="BYTES", help="default 1048576")
+    http.add_argument(
+        "--rate-limit", type=int, default=600, metavar="N", help="requests a minute per identity (600)"
+    )
+    http.add_argument("--burst", type=int, default=60, metavar="N", help="requests at once (default 60)")
 
 
 def _add_audit(commands: _Commands, o: _Options) -> None:
@@ -241,9 +307,15 @@ def _options(args: argparse.Namespace) -> Settings:
         except argparse.ArgumentTypeError as exc:
             raise InvalidArgumentError(f"{CAP_ENV}: {exc}") from None
     ceiling = getattr(args, "max_data_class", None)
+    bundle = getattr(args, "bundle_max_data_class", None)
+    if ceiling is None and bundle is not None:
+        ceiling = bundle if bundle.strip() else BUNDLE_CEILING
     if ceiling is None:
         ceiling = os.environ.get(CEILING_ENV)  # set but empty is refused, like the flag
-    return make_settings(cap, ceiling)
+    undeclared = getattr(args, "undeclared_class", None)
+    if undeclared is None:
+        undeclared = os.environ.get(UNDECLARED_ENV)  # set but empty is refused, like the flag
+    return make_settings(cap, ceiling, undeclared)
 
 
 @contextmanager
@@ -305,6 +377,10 @@ def _cmd_pack(args: argparse.Namespace) -> int:
             f"{'truncated' if b.truncated else 'not truncated'}",
             file=sys.stderr,
         )
+        from .explain.readout import measured_line
+        from .pack.measure import measure
+
+        print(measured_line(measure(build.pack, b.tokens, sha256=b.sha256)), file=sys.stderr)
     _skipped_note(build)
     return 0
 
@@ -344,13 +420,25 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_search(args: argparse.Namespace) -> int:
+    from .search.result import search, search_json, search_text
+
+    with _build(args, provenance=False) as (build, _):
+        result = search(build, _argument_text(args.query), args.kind, args.limit)
+    _write(search_json(result) + "\n" if args.json else search_text(result))
+    return 0
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from .explain.readout import problems_text
     from .reader.check import check_ledger
     from .reader.ledger import read_ledger
 
+    settings = _options(args)
     with _space(args) as (space, shown, _):
-        report = check_ledger(read_ledger(space))
+        ledger = read_ledger(space)
+        report = check_ledger(ledger)
+    advice = _cap_advice(ledger, settings)
     if args.json:
         import json
 
@@ -368,12 +456,31 @@ def _cmd_check(args: argparse.Namespace) -> int:
                 }
                 for p in report.problems
             ],
+            "advice": [asdict(a) for a in advice],
         }
         _write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         loader = "" if report.yaml_loader == "libyaml" else f" (YAML read by the {report.yaml_loader} loader)"
-        _write(f"Checked {shown}{loader}\n" + problems_text(report.problems, report.selected))
+        lines = "".join(f"Advice: {a.text()}\n" for a in advice)
+        _write(f"Checked {shown}{loader}\n" + problems_text(report.problems, report.selected) + lines)
     return report.exit_status
+
+
+def _cap_advice(ledger: Ledger, settings: Settings) -> list[CapAdvice]:
+    """Where a real tokenizer counts the pack over its cap, the largest cap that fits it
+    (spec §9: advice, never a change to the pack or the exit status)."""
+    from .pack.budget import apply_budget
+    from .pack.fit import cap_advice
+    from .pack.measure import TOKENIZERS
+    from .pack.select import select
+
+    blocks = select(ledger.documents, settings.ceiling).blocks
+    budgeted = apply_budget(blocks, settings.cap_tokens)
+    if budgeted.pack_bytes <= settings.cap_tokens:  # a token is at least a byte: it fits, unloaded
+        return []
+    pack = budgeted.pack
+    found = (cap_advice(blocks, pack, settings.cap_tokens, spec.name) for spec in TOKENIZERS)
+    return [advice for advice in found if advice is not None]
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -390,6 +497,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .proof.audit import DEFAULT_KEEP_DAYS, AuditLog, log_path
 
     keep = args.audit_keep_days or DEFAULT_KEEP_DAYS
+    if args.http is not None or args.auth_issuer is not None or args.auth_jwks is not None:
+        return _serve_http(args, settings, Path(explicit) if explicit else None)
     log = None if args.no_audit else AuditLog(log_path(args.audit), keep)
     serve(
         explicit_space=Path(explicit) if explicit else None,
@@ -400,6 +509,34 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     # Serving is over, the audit log closed and the logs drained. End now: a build still
     # running in a worker thread, or the interpreter's teardown (about a second after a
     # signal), would hold the exit.
+    os._exit(0)
+
+
+def _serve_http(args: argparse.Namespace, settings: Settings, explicit: Path | None) -> int:
+    from .mcp.auth import check_auth_options
+    from .mcp.http import HttpOptions, check_http_options, parse_address, serve_http
+    from .proof.audit import DEFAULT_KEEP_DAYS, AuditLog, log_path
+
+    if args.http is None:
+        raise InvalidArgumentError("--auth-issuer and --auth-jwks need --http [HOST:]PORT")
+    if (args.auth_issuer is None) != (args.auth_jwks is None):
+        raise InvalidArgumentError("give both --auth-issuer and --auth-jwks, or neither")
+    host, port = parse_address(args.http)
+    options = HttpOptions(
+        host=host,
+        port=port,
+        public_url=args.public_url,
+        allowed_origins=tuple(args.allow_origin),
+        max_body=args.max_body,
+        rate_per_minute=args.rate_limit,
+        burst=args.burst,
+    )
+    auth = None
+    if args.auth_issuer is not None:
+        auth = check_auth_options(args.auth_issuer, args.auth_jwks, args.public_url or options.url)
+    check_http_options(options, auth)
+    log = None if args.no_audit else AuditLog(log_path(args.audit), args.audit_keep_days or DEFAULT_KEEP_DAYS)
+    serve_http(explicit, settings, log, options, auth, log_level=args.log_level)
     os._exit(0)
 
 
@@ -468,6 +605,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 _COMMANDS = {
     "pack": _cmd_pack,
     "explain": _cmd_explain,
+    "search": _cmd_search,
     "check": _cmd_check,
     "serve": _cmd_serve,
     "audit": _cmd_audit,

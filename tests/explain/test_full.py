@@ -182,8 +182,11 @@ def _model_of(cls: type, models: dict[type, type[BaseModel]]) -> type[BaseModel]
         hints = typing.get_type_hints(cls)
         fields: dict[str, Any] = {}
         for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-            default = ... if f.default is dataclasses.MISSING else f.default
-            fields[f.name] = (_model_type(hints[f.name], models), Field(default, **f.metadata))
+            if f.default_factory is not dataclasses.MISSING:
+                spec = Field(default_factory=f.default_factory, **f.metadata)
+            else:
+                spec = Field(... if f.default is dataclasses.MISSING else f.default, **f.metadata)
+            fields[f.name] = (_model_type(hints[f.name], models), spec)
         models[cls] = create_model(cls.__name__, __doc__=cls.__doc__, **fields)
     return models[cls]
 

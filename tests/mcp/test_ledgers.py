@@ -14,7 +14,7 @@ from mcp_types import ListRootsResult, Root
 
 from conftest import FIXTURES, doc, server, text_of, write_ledger
 from ledger_context import build_context
-from ledger_context.mcp.ledgers import Ledgers, document_uris
+from ledger_context.mcp.ledgers import IDENTITY, Identity, Ledgers, document_uris
 from ledger_context.mcp.server import create_server
 from ledger_context.pack.settings import Settings
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.anyio
 async def test_no_space_is_a_tool_error_and_the_server_still_answers(tmp_path: Path, mode: str) -> None:
     env = {"PATH": os.environ.get("PATH", "")}
     async with Client(server(cwd=tmp_path, env=env), mode=mode) as client:  # type: ignore[arg-type]
-        assert len((await client.list_tools()).tools) == 3
+        assert "get_context" in {t.name for t in (await client.list_tools()).tools}
         result = await client.call_tool("get_context", {})
         assert result.is_error is True
         assert str(tmp_path) in text_of(result) and "--space" in text_of(result)
@@ -46,6 +46,22 @@ async def test_space_comes_from_the_first_client_root_holding_a_ledger(tmp_path:
         assert text_of(result) == "from the root\n"
         explanation = (await client.call_tool("explain_budget", {})).structured_content
         assert explanation is not None and explanation["space"] == str(space)
+
+
+async def test_a_2026_client_is_never_asked_for_roots(tmp_path: Path) -> None:
+    # Roots are deprecated in 2026-07-28: --space, LEDGER_SPACE or the working directory choose.
+    space = write_ledger(tmp_path / "project", {"agents.md": "from the root\n"})
+    asked: list[str] = []
+
+    async def roots(_: Any) -> ListRootsResult:
+        asked.append("roots")
+        return ListRootsResult(roots=[Root(uri=space.as_uri(), name="project")])  # type: ignore[arg-type]
+
+    env = {"PATH": os.environ.get("PATH", "")}
+    async with Client(server(cwd=tmp_path, env=env), mode="auto", list_roots_callback=roots) as client:
+        result = await client.call_tool("get_context", {})
+    assert result.is_error is True and str(tmp_path) in text_of(result)  # no ledger at the cwd
+    assert asked == []
 
 
 # Regression: a bug found by trying to break the product.
@@ -95,3 +111,23 @@ def test_document_uris_name_the_packs_sources_quoted(tmp_path: Path) -> None:
         "ledger://document/.ledger/agents.md",
         "ledger://document/.ledger/decisions/a%20b%231.md",
     )
+
+
+def test_the_requests_identity_picks_the_ceiling_and_its_own_builder() -> None:
+    demo = FIXTURES / "demo"
+    ledgers = Ledgers(None, Settings())
+    unfiltered = ledgers.build(demo)
+    token = IDENTITY.set(Identity(subject="bob", client_id="cli", ceiling="internal"))
+    try:
+        internal = ledgers.build(demo)
+    finally:
+        IDENTITY.reset(token)
+    assert (unfiltered.ceiling, internal.ceiling) == (None, "internal")
+    assert internal.pack == build_context(demo, max_data_class="internal").pack != unfiltered.pack
+    assert ledgers.build(demo) is unfiltered  # no identity again: the server's own builder
+
+
+def test_builds_without_an_identity_get_the_unidentified_settings() -> None:
+    ledgers = Ledgers(None, Settings())
+    ledgers.unidentified = Settings(ceiling="public")
+    assert ledgers.build(FIXTURES / "demo").ceiling == "public"

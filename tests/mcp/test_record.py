@@ -16,6 +16,7 @@ from mcp import Client, ClientSession, stdio_client
 from conftest import FIXTURES, doc, server, write_ledger
 from ledger_context import build_context
 from ledger_context.cli import main
+from ledger_context.mcp.ledgers import IDENTITY, Identity
 from ledger_context.mcp.record import Recorder
 from ledger_context.proof import audit
 from ledger_context.proof.audit import AuditLog
@@ -137,3 +138,53 @@ def test_recording_never_fails_the_call_it_records(tmp_path: Path, caplog: pytes
         "ledger-context: could not record get_context in the audit log"
     ]
     assert (log.written, log.dropped) == (0, 0)  # nothing half-written
+
+
+def test_each_row_carries_the_measured_tokens_counted_for_its_pack(tmp_path: Path) -> None:
+    from ledger_context.pack.measure import measure
+
+    path = tmp_path / "audit.sqlite3"
+    recorder = Recorder(AuditLog(path))
+    overflow = build_context(FIXTURES / "overflow")
+    b = overflow.budgeted
+    (o200k, *_) = measure(b.pack, b.tokens, sha256=b.sha256)  # what get_context counts
+    recorder.record(call="get_context", arguments={}, build=overflow, ctx=None)
+    assert recorder.log is not None and recorder.log.flush()
+    recorder.log.close()
+    (row,) = audit.list_calls(path)
+    assert json.loads(row.measured or "") == {
+        "o200k_base": {"tokens": o200k.tokens, "drift": o200k.drift, "library": o200k.library}
+    }
+    assert o200k.tokens == 6100
+
+
+def test_a_log_written_before_measured_tokens_gains_the_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    old = sqlite3.connect(path)
+    schema = audit._SCHEMA.replace(",\n    measured TEXT", "")
+    old.executescript(schema + "PRAGMA user_version = 1;")
+    old.close()
+    log = AuditLog(path)
+    Recorder(log).record(call="get_context", arguments={}, build=build_context(DEMO), ctx=None)
+    assert log.flush()
+    log.close()
+    (row,) = audit.list_calls(path)
+    assert row.call == "get_context"
+
+
+def test_a_call_with_an_identity_records_its_subject_client_and_ceiling(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    recorder = Recorder(AuditLog(path))
+    build = build_context(DEMO, max_data_class="internal")
+    token = IDENTITY.set(Identity(subject="carol@example.test", client_id="carol-ide", ceiling="internal"))
+    try:
+        recorder.record(call="get_context", arguments={}, build=build, ctx=None)
+    finally:
+        IDENTITY.reset(token)
+    recorder.record(call="get_context", arguments={}, build=build_context(DEMO), ctx=None)
+    assert recorder.log is not None and recorder.log.flush()
+    recorder.log.close()
+    rows = [(r.subject, r.client_id, r.ceiling) for r in audit.list_calls(path)]
+    assert rows == [("carol@example.test", "carol-ide", "internal"), (None, None, None)]

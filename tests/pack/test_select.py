@@ -227,3 +227,24 @@ def test_pack_does_not_depend_on_creation_order_or_mtimes(tmp_path):
     for i, path in enumerate(sorted((second / ".ledger").rglob("*.md"))):
         os.utime(path, (1_000_000 + i * 7919 % 1000, 1_000_000 + i * 7919 % 1000))
     assert build_context(first).pack == build_context(second).pack
+
+
+def test_a_kind_with_two_statuses_orders_by_their_rank_first(ledger: Ledger, monkeypatch) -> None:
+    from dataclasses import replace
+
+    from ledger_context.model import kinds
+    from ledger_context.pack import select
+
+    decision = replace(kinds.KIND["decision"], statuses=("accepted", "superseded"))
+    table = tuple(decision if k.name == "decision" else k for k in kinds.KIND_TABLE)
+    monkeypatch.setattr(select, "KIND_TABLE", table)
+    monkeypatch.setattr(select, "KIND", {k.name: k for k in table})
+    space = ledger(
+        {
+            "decisions/old.md": fm("status: superseded\nupdated_at: 2026-05-01"),
+            "decisions/new.md": fm("status: accepted\nupdated_at: 2026-01-01"),
+            "decisions/no.md": fm("status: proposed\nupdated_at: 2026-06-01"),
+        }
+    )
+    paths = [b.block.document.path for b in build_context(space).budgeted.blocks]
+    assert paths == [".ledger/decisions/new.md", ".ledger/decisions/old.md"]

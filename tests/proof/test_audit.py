@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -128,7 +129,7 @@ print(log.written, log.dropped)
 def test_two_servers_writing_one_log_at_once_lose_no_rows(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite3"
     count = 300
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(p) for p in Path(__file__).parents[:2]))
     writers = [
         subprocess.Popen(
             [sys.executable, "-c", _WRITER, str(path), str(count), name],
@@ -272,3 +273,30 @@ async def test_two_real_servers_sharing_one_log_lose_no_rows(tmp_path: Path) -> 
         [(str(one), "get_context")] * calls + [(str(two), "get_context")] * calls
     )
     assert len({r.pid for r in records}) == 2
+
+
+_VERSION_1_CALLS = """CREATE TABLE calls (id INTEGER PRIMARY KEY, time TEXT NOT NULL, pid INTEGER NOT NULL,
+client_name TEXT, client_version TEXT, protocol TEXT, call TEXT NOT NULL, arguments TEXT NOT NULL,
+space TEXT NOT NULL, cap_tokens INTEGER NOT NULL, ceiling TEXT, sha256 TEXT NOT NULL,
+bytes INTEGER NOT NULL, tokens INTEGER NOT NULL, truncated INTEGER NOT NULL,
+dropped_blocks INTEGER NOT NULL, commit_id TEXT, dirty INTEGER, fingerprint TEXT NOT NULL,
+document_sha256 TEXT)"""
+
+
+def test_a_version_1_log_gains_the_identity_columns_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute(_VERSION_1_CALLS)
+    db.execute("CREATE TABLE packs (sha256 TEXT PRIMARY KEY, bytes INTEGER NOT NULL, body BLOB NOT NULL)")
+    old = record("old pack")
+    columns = [f for f in audit._FIELDS if f not in ("measured", "subject", "client_id")]
+    values = [getattr(old, f) for f in columns]
+    names = ", ".join("commit_id" if c == "commit" else c for c in columns)
+    db.execute(f"INSERT INTO calls ({names}) VALUES ({', '.join('?' * len(values))})", values)
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    new = replace(record("new pack"), subject="dave", client_id="dave-cli", ceiling="internal")
+    write(path, (new, "new pack")).close()
+    rows = [(r.sha256, r.subject, r.client_id, r.ceiling) for r in audit.list_calls(path)]
+    assert rows == [(old.sha256, None, None, None), (new.sha256, "dave", "dave-cli", "internal")]

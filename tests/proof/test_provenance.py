@@ -13,8 +13,8 @@ import pytest
 
 from conftest import FIXTURES, doc, write_ledger
 from ledger_context import ContextBuilder, build_context
-from ledger_context.proof import provenance as provenance_module
 from ledger_context.explain.full import explain
+from ledger_context.proof import provenance as provenance_module
 from ledger_context.proof.provenance import fingerprint
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

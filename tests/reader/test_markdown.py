@@ -93,3 +93,10 @@ def test_first_h1_is_linear_on_hostile_lines(body: str) -> None:
 )
 def test_metrics_list_is_linear_on_hostile_lines(body: str) -> None:
     assert_linear(lambda: metrics_list(body))
+
+
+def test_first_h1_looks_past_fenced_headings_and_plain_lines_in_a_long_body() -> None:
+    body = "intro\n" * 1000 + "```\n# not this\n```\n  # Title  #\n# later\n"
+    assert first_h1(body) == "Title"
+    assert first_h1("# First line\ntext") == "First line"
+    assert first_h1("text\n    # indented code, not a heading\n") is None

@@ -222,10 +222,9 @@ def _outputs(space: Path, ceiling: str | None) -> tuple[str, str, str, str, str]
 
 
 def _eager_outputs(space: Path, ceiling: str | None) -> tuple[str, str, str, str, str]:
-    """:func:`_outputs` with every title and metrics list computed, as before the reader
-    learned to compute only what the pack uses."""
+    """:func:`_outputs` with every eval's metrics list computed, as before the reader
+    learned to compute only what the pack uses (titles are computed for every document)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parse, "renders_title", lambda kind, status: kind != "experiment")
         patch.setattr(parse, "renders_metrics", lambda kind, status: kind == "eval")
         return _outputs(space, ceiling)
 
@@ -249,10 +248,13 @@ def test_computing_only_what_is_used_changes_no_output_on_generated_ledgers(
         assert _outputs(space, ceiling) == _eager_outputs(space, ceiling)
 
 
-def test_an_unselected_document_gets_no_title_and_an_inactive_eval_no_metrics() -> None:
+def test_an_unselected_document_gets_its_title_and_body_but_an_inactive_eval_no_metrics() -> None:
     body = b"---\nstatus: draft\n---\n# Heading\n## Metrics\n- m\n"
     document = parse_document("eval", "e.md", body).document
-    assert document is not None and (document.title, document.metrics) == ("", ())
+    assert document is not None and (document.title, document.metrics) == ("Heading", ())
+    assert document.body == "# Heading\n## Metrics\n- m\n"
+    experiment = parse_document("experiment", "x/run-7.md", b"---\nstatus: done\n---\nno heading\n").document
+    assert experiment is not None and experiment.title == "run-7"
     active = parse_document("eval", "e.md", body.replace(b"draft", b"active")).document
     assert active is not None and (active.title, active.metrics) == ("Heading", ("- m",))
 

@@ -4,7 +4,8 @@ Spec §8 and issue 15. :func:`brief_of` reads a full
 :class:`~ledger_context.explain.full.Explanation` and keeps its rule, pack totals, group lines
 and per-kind counts as they are; the blocks not kept, the problems and the named
 sources become counts, byte sums and a few paths. Every list here has a fixed maximum
-length and every path is cut to :data:`PATH_BYTES` bytes, so the brief stays within
+length and every path is cut to at most :data:`WHOLE_PATH_BYTES` bytes (to
+:data:`PATH_BYTES` or less only when the bound needs it), so the brief stays within
 :data:`MAX_STRUCTURED_BYTES` as compact JSON (and its text within
 :data:`~ledger_context.explain.readout.MAX_BRIEF_TEXT_BYTES`) for any ledger whose counts stay
 below :data:`MAX_COUNT` and byte sums below :data:`MAX_BYTES`.
@@ -13,20 +14,29 @@ below :data:`MAX_COUNT` and byte sums below :data:`MAX_BYTES`.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from ..model.classify import RANK
 from ..model.problems import SEVERITIES
+from ..pack.fit import CapAdvice
+from ..pack.measure import Measured, percent
 from .full import Explanation, GroupLine, KindCount, PackTotals, Rule
 from .shorten import shorten
 
-MAX_STRUCTURED_BYTES = 4096
-"""The brief's structured output, as compact JSON, is at most this many UTF-8 bytes."""
+MAX_STRUCTURED_BYTES = 5120
+"""The brief's structured output, as compact JSON, is at most this many UTF-8 bytes: 4 KB
+for the rule's figures, and room for the measured tokens and their advice (spec §9)."""
+
+WHOLE_PATH_BYTES = 255
+"""Paths up to this many UTF-8 bytes are shown whole when the brief has room (issue 23):
+a path shown whole can be copied into ``explain --path``."""
 
 PATH_BYTES = 48
-"""Each path in the brief is cut to at most this many UTF-8 bytes (ellipsis included)."""
+"""The path bound the size proof holds for at any count: paths are never cut below it
+unless the first of :data:`BOUND_STEPS` does not fit (a ledger near a million documents)."""
 
 SPACE_BYTES = 160
 """The space's path is cut to at most this many UTF-8 bytes."""
@@ -76,6 +86,27 @@ class NamedSource(BaseModel):
 AUDIT_BYTES = 96
 """The audit log's state is cut to this many bytes in the brief (a failure names a path)."""
 
+NOTE_BYTES = 64
+"""Why a tokenizer measured nothing is cut to this many bytes in the brief."""
+
+
+class MeasuredLine(BaseModel):
+    """One tokenizer's count of the pack, beside the rule (spec §9): the brief's form of
+    :class:`~ledger_context.pack.measure.Measured`, its model family left to ``full``."""
+
+    tokenizer: str
+    library: str = Field(description="The package and version that counted")
+    exact: bool = Field(description="True: exact for its model family; false: an estimate")
+    tokens: int | None = Field(description="null: not measured (see note)")
+    drift: float | None = Field(description="(rule tokens - tokens) / tokens, 4 places")
+    note: str | None
+
+    def text(self) -> str:
+        if self.tokens is None or self.drift is None:
+            return f"{self.tokenizer}: not measured ({self.note})"
+        kind = "exact" if self.exact else "estimate"
+        return f"{self.tokenizer} {self.tokens} tokens, drift {percent(self.drift)} [{self.library}, {kind}]"
+
 
 class BriefClassification(BaseModel):
     """The data classes of the pack's sources, as counts, and what the ceiling withheld."""
@@ -90,6 +121,9 @@ class BriefClassification(BaseModel):
     stricter_more: int = Field(description="Sources stricter than 'internal' not named in `stricter`")
     withheld_count: int
     withheld_by_kind: dict[str, int]
+    undeclared_class: str | None = Field(
+        default=None, description="The --undeclared-class undeclared sources are read as; null: they pass"
+    )
 
 
 class Brief(BaseModel):
@@ -107,6 +141,13 @@ class Brief(BaseModel):
     audit: str | None = Field(
         description=f"The server's audit log: 'ok', 'off' or 'failing: <reason>' (cut to {AUDIT_BYTES} "
         "bytes); null outside serve"
+    )
+    measured: list[MeasuredLine] = Field(
+        default_factory=list, description="Real tokenizers' counts of the pack, beside the rule"
+    )
+    advice: list[CapAdvice] = Field(
+        default_factory=list,
+        description="Per tokenizer counting the pack over the cap: the largest cap that fits",
     )
     more: str = Field(description="How to ask for more")
 
@@ -146,6 +187,7 @@ def brief_of(full: Explanation, path_bytes: int = PATH_BYTES, space_bytes: int =
         stricter_more=max(len(stricter) - NAMED, 0),
         withheld_count=c.withheld_count,
         withheld_by_kind=c.withheld_by_kind,
+        undeclared_class=c.undeclared_class,
     )
 
     problems = ProblemSummary(
@@ -157,13 +199,22 @@ def brief_of(full: Explanation, path_bytes: int = PATH_BYTES, space_bytes: int =
         space=shorten(full.space, space_bytes),
         rule=full.rule,
         pack=full.pack,
-        groups=full.groups,
+        groups=[replace(g, measured_tokens={}) for g in full.groups],
         kinds=full.kinds,
         not_kept=not_kept,
         problems=problems,
         classification=classification,
         audit=shorten(full.audit, AUDIT_BYTES) if full.audit is not None else None,
+        measured=[_line(m) for m in full.measured],
+        advice=full.advice,
         more=MORE,
+    )
+
+
+def _line(m: Measured) -> MeasuredLine:
+    note = shorten(m.note, NOTE_BYTES) if m.note is not None else None
+    return MeasuredLine(
+        tokenizer=m.tokenizer, library=m.library, exact=m.exact, tokens=m.tokens, drift=m.drift, note=note
     )
 
 

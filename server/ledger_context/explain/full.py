@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..model.problems import SEVERITIES, Severity
 from ..pack.budget import BYTES_PER_TOKEN, Budgeted, Outcome
 from ..pack.build import ContextBuild
+from ..pack.fit import CapAdvice, cap_advice
+from ..pack.measure import Measured, count_with, measure
 from ..pack.select import GROUPS
 from ..reader.ledger import KINDS
 from ..reader.space import display_path
@@ -104,6 +106,10 @@ class GroupLine:
     dropped: int
     bytes: int = field(metadata=_described("Bytes of all candidate blocks, separators included"))
     kept_bytes: int = field(metadata=_described("Bytes of this group in the pack"))
+    measured_tokens: dict[str, int] = field(
+        default_factory=dict,
+        metadata=_described("full: tokenizer -> tokens of this group's bytes in the pack, counted alone"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +141,10 @@ class BlockLine:
     reason: str
     sha256: str = field(metadata=_described("SHA-256 of the source file's bytes as read, hex"))
     git_blob: str | None = field(metadata=_described("git hash-object id of those bytes; null outside git"))
+    measured_tokens: dict[str, int] = field(
+        default_factory=dict,
+        metadata=_described("full: tokenizer -> tokens of this block's bytes in the pack, counted alone"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +178,10 @@ class Classification:
     withheld_count: int
     withheld_by_kind: dict[str, int]
     withheld: list[WithheldLine] = field(metadata=_described("Every withheld source (detail=full only)"))
+    undeclared_class: str | None = field(
+        default=None,
+        metadata=_described("The --undeclared-class undeclared sources are read as; null: they pass"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,14 +220,23 @@ class Explanation:
         default=None,
         metadata=_described("The server's audit log: 'ok', 'off' or 'failing: <reason>'; null outside serve"),
     )
+    measured: list[Measured] = field(
+        default_factory=list,
+        metadata=_described("Real tokenizers' counts of the pack, beside the rule, never instead (spec §9)"),
+    )
+    advice: list[CapAdvice] = field(
+        default_factory=list,
+        metadata=_described("Per tokenizer counting the pack over the cap: the largest cap that fits"),
+    )
 
 
 def _blob_ids(build: ContextBuild) -> dict[str, str | None]:
     return {b.block.document.path: b.block.document.git_blob for b in build.budgeted.blocks}
 
 
-def _groups(budgeted: Budgeted) -> list[GroupLine]:
-    """One line per group (spec §4): candidates, outcomes and bytes."""
+def _groups(budgeted: Budgeted, measured: dict[int, dict[str, int]]) -> list[GroupLine]:
+    """One line per group (spec §4): candidates, outcomes and bytes (and, with
+    ``measured``, each group's measured tokens)."""
     groups: list[GroupLine] = []
     for number, name, _ in GROUPS:
         lines = [b for b in budgeted.blocks if b.block.group == number]
@@ -227,6 +250,7 @@ def _groups(budgeted: Budgeted) -> list[GroupLine]:
                 dropped=sum(1 for b in lines if b.outcome == "dropped"),
                 bytes=sum(b.bytes for b in lines),
                 kept_bytes=sum(b.kept_bytes for b in lines),
+                measured_tokens=measured.get(number, {}),
             )
         )
     return groups
@@ -249,8 +273,11 @@ def _kinds(build: ContextBuild, withheld_by_kind: Counter[str]) -> list[KindCoun
     ]
 
 
-def _blocks(budgeted: Budgeted, full: bool, git_blob: dict[str, str | None]) -> list[BlockLine]:
-    """Every block with ``full``, else the blocks not kept whole."""
+def _blocks(
+    budgeted: Budgeted, full: bool, git_blob: dict[str, str | None], measured: list[dict[str, int]]
+) -> list[BlockLine]:
+    """Every block with ``full``, else the blocks not kept whole; ``measured`` (empty, or one
+    entry per block) gives each block's measured tokens."""
     return [
         BlockLine(
             group=b.block.group,
@@ -266,8 +293,9 @@ def _blocks(budgeted: Budgeted, full: bool, git_blob: dict[str, str | None]) -> 
             reason=b.reason,
             sha256=b.block.document.sha256,
             git_blob=git_blob.get(b.block.document.path),
+            measured_tokens=measured[index] if measured else {},
         )
-        for b in budgeted.blocks
+        for index, b in enumerate(budgeted.blocks)
         if full or b.outcome != "kept"
     ]
 
@@ -287,6 +315,7 @@ def _classification(
         ],
         effective_class=build.effective_class(),
         ceiling=build.ceiling,
+        undeclared_class=build.undeclared_class,
         withheld_count=len(build.selection.withheld),
         withheld_by_kind={kind: withheld_by_kind[kind] for kind in KINDS if withheld_by_kind[kind]},
         withheld=[
@@ -298,8 +327,39 @@ def _classification(
     )
 
 
-def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
-    """The breakdown of ``build``'s pack (spec §8), at ``detail`` ``brief`` or ``full``."""
+def _slices(budgeted: Budgeted) -> list[tuple[int, str]]:
+    """Each candidate block's group and its bytes in the pack (separator included), in
+    pack order: blocks are contiguous, so the pack is their slices end to end."""
+    data = budgeted.pack.encode("utf-8")
+    slices: list[tuple[int, str]] = []
+    offset = 0
+    for b in budgeted.blocks:
+        slices.append((b.block.group, data[offset : offset + b.kept_bytes].decode("utf-8")))
+        offset += b.kept_bytes
+    return slices
+
+
+def _counts(text: str, tokenizers: list[str]) -> dict[str, int]:
+    """``text`` counted alone by each of ``tokenizers`` (empty text: 0)."""
+    return {name: count_with(name, text) or 0 for name in tokenizers}
+
+
+def _measured_groups(slices: list[tuple[int, str]], tokenizers: list[str]) -> dict[int, dict[str, int]]:
+    """Per group, its bytes in the pack counted alone (groups are contiguous in the pack)."""
+    if not slices:
+        return {}
+    return {
+        number: _counts("".join(text for group, text in slices if group == number), tokenizers)
+        for number, _, _ in GROUPS
+    }
+
+
+def explain(build: ContextBuild, detail: Detail = "brief", *, wait: bool = True) -> Explanation:
+    """The breakdown of ``build``'s pack (spec §8), at ``detail`` ``brief`` or ``full``.
+
+    Measured tokens (§9) are counted beside the rule; with ``wait`` False a tokenizer
+    still loading is reported as not measured rather than waited for.
+    """
     budgeted = build.budgeted
     full = detail == "full"
     cap_bytes = budgeted.cap_bytes
@@ -309,6 +369,9 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
     withheld_by_kind = Counter(d.kind for d in build.selection.withheld)
     severity_counts = Counter(p.severity for p in ledger.problems)
     candidates = len(budgeted.blocks)
+    measured = list(measure(budgeted.pack, budgeted.tokens, sha256=budgeted.sha256, wait=wait))
+    counted = [m.tokenizer for m in measured if m.tokens is not None]
+    slices = _slices(budgeted) if full and counted else []
     return Explanation(
         space=display_path(ledger.space),
         detail=detail,
@@ -338,9 +401,9 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
             bytes_read=ledger.bytes_read,
             read_to_pack_ratio=ledger.bytes_read / budgeted.pack_bytes if budgeted.pack_bytes else None,
         ),
-        groups=_groups(budgeted),
+        groups=_groups(budgeted, _measured_groups(slices, counted)),
         kinds=_kinds(build, withheld_by_kind),
-        blocks=_blocks(budgeted, full, git_blob),
+        blocks=_blocks(budgeted, full, git_blob, [_counts(text, counted) for _, text in slices]),
         classification=_classification(build, full, git_blob, withheld_by_kind),
         problem_counts={severity: severity_counts[severity] for severity in SEVERITIES},
         problems=[
@@ -349,6 +412,16 @@ def explain(build: ContextBuild, detail: Detail = "brief") -> Explanation:
         ]
         if full
         else [],
+        measured=measured,
+        advice=[
+            advice
+            for m in measured
+            if m.tokens is not None
+            and m.tokens > budgeted.cap_tokens
+            and (
+                advice := cap_advice(build.selection.blocks, budgeted.pack, budgeted.cap_tokens, m.tokenizer)
+            )
+        ],
     )
 
 

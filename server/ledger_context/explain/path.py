@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ..model.errors import InvalidArgumentError
-from ..model.kinds import EXPERIMENTS_IN_PACK
+from ..model.kinds import EXPERIMENTS_IN_PACK, KIND, statuses_text
 from ..model.problems import Problem
 from ..pack.build import ContextBuild
 from ..pack.select import GROUP_OF_KIND, GROUPS, newest_first
@@ -37,9 +37,11 @@ VALUE_BYTES = 40
 MESSAGE_BYTES = 200
 PROBLEMS_SHOWN = 2
 
+WITHHELD_FIELDS = ("status", "updated_at")
+"""What the answer for a withheld document does not show: frontmatter values the ceiling forbids."""
+
 Where = Literal["kept", "truncated", "dropped", "withheld", "not_selected", "skipped", "not_in_ledger"]
 
-_SELECTING_STATUS = {"harness": "active", "eval": "active", "finding": "current", "decision": "accepted"}
 _GROUP_NAME = {number: name for number, name, _ in GROUPS}
 
 
@@ -58,6 +60,11 @@ class PathAnswer(BaseModel):
     bytes: int | None = Field(description="Rendered bytes of its block, if it was a candidate")
     kept_bytes: int | None = Field(description="Bytes of its block in the pack, if it was a candidate")
     nearest: list[str] = Field(description="The nearest paths by name (not_in_ledger only)")
+    not_shown: list[str] = Field(
+        default=[],
+        description="Fields left null because the ceiling withholds the document's frontmatter "
+        "(withheld only): their values are not shown, not absent",
+    )
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -121,9 +128,10 @@ def _not_selected(build: ContextBuild, document: Document) -> str:
             f"only the {EXPERIMENTS_IN_PACK} latest are selected"
         )
     status = "none" if document.status is None else repr(shorten(document.status, VALUE_BYTES))
+    wanted = statuses_text(KIND[kind], quote="'")
     return (
         f"not selected: its status is {status}; group {GROUP_OF_KIND[kind]} "
-        f"({_GROUP_NAME[GROUP_OF_KIND[kind]]}) takes status '{_SELECTING_STATUS[kind]}'"
+        f"({_GROUP_NAME[GROUP_OF_KIND[kind]]}) takes status {wanted}"
     )
 
 
@@ -137,6 +145,27 @@ def _problem_phrase(problem: Problem) -> str:
         )
     message = problem.message.removesuffix("; skipped").replace("; skipped (", " (", 1)
     return f"{problem.severity}{where}: {shorten(message, MESSAGE_BYTES)}"
+
+
+def _withheld_answer(build: ContextBuild, wanted: str, document: Document) -> PathAnswer:
+    """The answer for a source the ceiling withheld: its path and class, and why."""
+    declared = document.data_class
+    why = (
+        f"it declares no data class, read as {build.undeclared_class} (--undeclared-class), which is stricter"
+        if declared is None
+        else f"its data class {declared} is stricter"
+        + (" (an unknown class never passes a ceiling)" if declared == "unknown" else "")
+    )
+    # A withheld source is as if it did not exist: its path and class only, never
+    # its status or updated_at (frontmatter text the ceiling forbids).
+    answer = _answer(
+        wanted,
+        replace(document, status=None, updated=None),
+        "withheld",
+        f"withheld by the ceiling {build.ceiling}: {why}",
+    )
+    answer.not_shown = list(WITHHELD_FIELDS)
+    return answer
 
 
 def explain_path(build: ContextBuild, path: object) -> PathAnswer:
@@ -168,16 +197,7 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
     document = documents.get(wanted)
     if document is not None:
         if document in build.selection.withheld:
-            declared = document.data_class or "unknown"
-            # A withheld source is as if it did not exist: its path and class only, never
-            # its status or updated_at (frontmatter text the ceiling forbids).
-            return _answer(
-                wanted,
-                replace(document, status=None, updated=None),
-                "withheld",
-                f"withheld by the ceiling {build.ceiling}: its data class {declared} is stricter"
-                + (" (an unknown class never passes a ceiling)" if declared == "unknown" else ""),
-            )
+            return _withheld_answer(build, wanted, document)
         return _answer(wanted, document, "not_selected", _not_selected(build, document))
 
     own = [p for p in problems if p.path == wanted]

@@ -6,8 +6,10 @@ search), so the server starts and answers ``initialize`` even where there is no 
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote, urlparse
 from urllib.request import url2pathname
@@ -15,12 +17,28 @@ from urllib.request import url2pathname
 from mcp_types import ListRootsResult
 
 from ..pack.build import ContextBuild, ContextBuilder
+from ..pack.changes import ServedPacks
 from ..pack.settings import Settings
 from ..reader.space import display_path, find_space, holds_ledger
+from ..search.inverted import SearchIndex
 
 logger = logging.getLogger("ledger_context")
 
 DOCUMENT_PREFIX = "ledger://document/"
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Who a request is from (team mode): the token's subject and client, and the
+    data-class ceiling its scopes allow (already capped by the server's)."""
+
+    subject: str | None
+    client_id: str | None
+    ceiling: str | None
+
+
+IDENTITY: contextvars.ContextVar[Identity | None] = contextvars.ContextVar("ledger_identity", default=None)
+"""The identity of the request being answered; ``None`` outside a request and over stdio."""
 
 
 class Ledgers:
@@ -29,10 +47,16 @@ class Ledgers:
     def __init__(self, explicit_space: Path | None, settings: Settings) -> None:
         self.explicit_space = explicit_space
         self.settings = settings
-        self._builders: dict[Path, ContextBuilder] = {}
+        self.unidentified = settings
+        """What a build without an identity gets (team mode sets the lowest ceiling, so
+        change notifications never follow a document some identity may not see)."""
+        self._builders: dict[tuple[Path, str | None], ContextBuilder] = {}
+        self._indexes: dict[tuple[Path, str | None], SearchIndex] = {}
         self._lock = threading.Lock()
         self._logged: Path | None = None
         self.from_roots: Path | None = None
+        self.served = ServedPacks()
+        """The packs served since the server started (bounded), for ``get_context(since=...)``."""
 
     def space(self, roots: ListRootsResult | None) -> Path:
         """The space: --space/LEDGER_SPACE, else the first client root holding .ledger,
@@ -61,16 +85,34 @@ class Ledgers:
             self._logged = space
         return space
 
+    def settings_now(self) -> Settings:
+        """The settings of the request being answered: the server's cap, and the ceiling of
+        its :data:`IDENTITY` (none: :attr:`unidentified`)."""
+        identity = IDENTITY.get()
+        if identity is None:
+            return self.unidentified
+        return replace(self.settings, ceiling=identity.ceiling)
+
     def build(self, space: Path) -> ContextBuild:
-        """Build the pack of ``space`` now; one build at a time per server."""
+        """Build the pack of ``space`` now, under the ceiling of the request's identity; one
+        build at a time per server, one builder (and cache) per space and ceiling."""
+        settings = self.settings_now()
         with self._lock:
-            builder = self._builders.get(space)
+            builder = self._builders.get((space, settings.ceiling))
             if builder is None:
-                builder = ContextBuilder(space, settings=self.settings)
-                self._builders[space] = builder
+                builder = ContextBuilder(space, settings=settings)
+                self._builders[(space, settings.ceiling)] = builder
             build = builder.build()
             build.provenance()  # git is asked here, in the worker thread, never on the event loop
             return build
+
+    def search_index(self, space: Path) -> SearchIndex:
+        """The search index of ``space`` under the request's ceiling (one per ceiling: a
+        withheld document is never indexed), kept while the server runs so that a search
+        after an edit re-reads only the postings of the documents that changed."""
+        key = (space, self.settings_now().ceiling)
+        with self._lock:
+            return self._indexes.setdefault(key, SearchIndex())
 
 
 def _root_path(uri: str) -> Path | None:

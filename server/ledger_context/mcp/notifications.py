@@ -34,7 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from ..model.errors import LedgerContextError
 from ..pack.build import ContextBuild
 from ..reader.space import LEDGER_DIR
-from ..reader.watch import HEARTBEAT_SECONDS, ledger_changes
+from ..reader.watch import HEARTBEAT_SECONDS, WatchState, ledger_changes
 
 logger = logging.getLogger("ledger_context")
 
@@ -87,6 +87,8 @@ class ChangeNotifier:
         self._checked = anyio.Event()
         self.watching = anyio.Event()
         """Set once file changes are being watched (a change from then on is noticed)."""
+        self.watcher: WatchState = "stopped"
+        """How changes are being noticed now; receipts report it."""
 
     # -- 2025 handlers: notifications/initialized, resources/subscribe, resources/unsubscribe
 
@@ -119,15 +121,25 @@ class ChangeNotifier:
 
     async def run(self) -> None:
         """Watch until cancelled; follows the space when the served one changes."""
+        try:
+            await self._run()
+        finally:
+            self.watcher = "stopped"
+
+    def _on_state(self, state: WatchState) -> None:
+        self.watcher = state
+
+    async def _run(self) -> None:
         await self.check()
         while True:
             watched = self._watched()
             if watched is None:
+                self.watcher = "stopped"
                 await anyio.sleep(self.heartbeat)  # no space yet: look again later
                 await self.check()
                 continue
-            reasons = 0
-            async for reason in ledger_changes(watched, heartbeat=self.heartbeat):
+            self.watcher, reasons = "starting", 0
+            async for reason in ledger_changes(watched, heartbeat=self.heartbeat, on_state=self._on_state):
                 reasons += 1
                 await self.check()
                 if reason == "ready":
@@ -135,6 +147,7 @@ class ChangeNotifier:
                 if self._watched() != watched:
                     break  # the client's roots chose another space
             else:
+                self.watcher = "stopped"  # the folder went away: until it is watched again
                 if reasons <= 1:  # the watcher ended at once: do not spin
                     await anyio.sleep(self.heartbeat)
 

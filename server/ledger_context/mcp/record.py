@@ -1,5 +1,6 @@
 """Every answered call goes into the audit log through :meth:`Recorder.record`, with the
-client that asked (name, version, protocol) where the SDK knows it."""
+client that asked (name, version, protocol) where the SDK knows it, and over HTTP the
+token's subject and client (the ceiling that applied is the build's)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from ..pack.build import ContextBuild
+from ..pack.measure import measure, measured_json
 from ..proof.audit import AuditLog, CallRecord, arguments_json, utc_now
 from ..reader.space import display_path
+from .ledgers import IDENTITY
 
 logger = logging.getLogger("ledger_context")
 
@@ -46,6 +49,7 @@ class Recorder:
             return
         try:
             name, version, protocol = _client_of(ctx)
+            identity = IDENTITY.get()
             origin = build.provenance(refresh=False)
             b = build.budgeted
             record = CallRecord(
@@ -68,6 +72,9 @@ class Recorder:
                 fingerprint=origin.fingerprint,
                 document_sha256=document_sha256,
                 pid=_PID,
+                measured=measured_json(measure(b.pack, b.tokens, sha256=b.sha256, count=False)),
+                subject=identity.subject if identity is not None else None,
+                client_id=identity.client_id if identity is not None else None,
             )
             self.log.record(record, build.pack)
         except Exception:  # recording must never fail the call it records

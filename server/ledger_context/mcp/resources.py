@@ -1,19 +1,23 @@
 """The resources ``ledger://pack`` and ``ledger://document/{+path}``, and the prompt
-``start-task``. Core errors become JSON-RPC errors in
+``start-task`` (the pack, then the top search hits for the task). Core errors become JSON-RPC errors in
 :func:`~ledger_context.mcp.error_map.mcp_error`."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
+import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from ..model.errors import LedgerContextError
 from ..model.fields import clean_text
+from ..model.kinds import pack_contents
+from ..search.result import search_text, task_search
 from .error_map import mcp_error
 from .ledgers import Ledgers
 from .record import REQUEST, Recorder
+from .search_tool import searched
 from .tools import build_for, served_document
 
 PACK_URI = "ledger://pack"
@@ -36,6 +40,7 @@ def register_resources(server: MCPServer, ledgers: Ledgers, recorder: Recorder) 
         except LedgerContextError as exc:
             raise mcp_error(exc) from None
         recorder.record(call=f"resource {PACK_URI}", arguments={}, build=build, ctx=REQUEST.get())
+        ledgers.served.remember(build.budgeted)
         return build.pack
 
     @server.resource(
@@ -77,19 +82,28 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
         task: Annotated[str, Field(description="The task, in one line")],
         ctx: Context,
     ) -> str:
+        hits = ""
         try:
             build = await build_for(ledgers, None)
         except LedgerContextError as exc:
             pack = f"(no context pack: {exc})"
         else:
-            recorder.record(call="prompt start-task", arguments={"task": task}, build=build, ctx=ctx)
+            index = ledgers.search_index(build.ledger.space)
+            found = await anyio.to_thread.run_sync(lambda: task_search(build, task, index))
+            arguments = {"task": task, "hits": searched(build, found) if found is not None else []}
+            recorder.record(call="prompt start-task", arguments=arguments, build=build, ctx=ctx)
             pack = build.pack
+            if found is not None and found.hits:
+                hits = (
+                    "\n\nThe ledger documents that best match the task (search_ledger; those not "
+                    "in the pack can be read with read_document):\n\n"
+                    f"<search-hits>\n{search_text(found)}</search-hits>"
+                )
         return (
             f"Task: {clean_text(task)}\n\n"
-            "Below is the context pack of this repository's experiment ledger: agents.md, "
-            "active harnesses and evals, current findings, accepted decisions and the latest "
-            "experiments. Follow agents.md, respect accepted decisions, build on current "
+            "Below is the context pack of this repository's experiment ledger: "
+            f"{pack_contents()}. Follow agents.md, respect accepted decisions, build on current "
             "findings, and read a document in full with the tool read_document (the path in "
             "its title line) when its frontmatter is not enough.\n\n"
-            f"<context-pack>\n{pack}</context-pack>"
+            f"<context-pack>\n{pack}</context-pack>{hits}"
         )

@@ -4,6 +4,8 @@ This module is the entry point: :func:`create_server` puts together the pieces, 
 a module named for its job:
 
 - :mod:`~ledger_context.mcp.tools`: ``get_context``, ``explain_budget``, ``read_document``;
+- :mod:`~ledger_context.mcp.search_tool`: ``search_ledger``;
+- :mod:`~ledger_context.mcp.registry`: a tool is one registration (recording, errors);
 - :mod:`~ledger_context.mcp.resources`: ``ledger://pack``, ``ledger://document/{+path}``
   and the prompt ``start-task``;
 - :mod:`~ledger_context.mcp.ledgers`: the space of a request and one builder per space;
@@ -28,13 +30,16 @@ from typing import Any
 import anyio
 from mcp.server import CacheHint
 from mcp.server.caching import CacheableMethod
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    CallToolResult,
     GetPromptResult,
     InputRequiredResult,
     NotificationParams,
@@ -46,19 +51,24 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 from mcp_types import Resource as MCPResource
+from pydantic import ValidationError
 
 from .. import __version__
 from ..model.errors import LedgerContextError
 from ..pack.budget import DEFAULT_CAP_TOKENS
+from ..pack.measure import preload
 from ..pack.settings import Settings, make_settings
 from ..proof.audit import AuditLog
 from ..reader.space import display_path
 from .apps import budget_apps
+from .arguments import argument_error
 from .error_map import ERROR_CODES, mcp_error
 from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris
 from .notifications import ChangeNotifier
 from .record import REQUEST, Recorder
+from .registry import ToolRegistry
 from .resources import DOCUMENT_TEMPLATE, PACK_URI, register_prompt, register_resources
+from .search_tool import register_search
 from .stderr_log import configure_logging, cut
 from .stdio import on_hard_exit, serve_stdio
 from .tools import PAGE_KEY, RECEIPT_KEY, receipt, register_tools, served_document
@@ -86,20 +96,12 @@ logger = logging.getLogger("ledger_context")
 DEFAULT_SETTINGS = Settings()
 
 _INSTRUCTIONS = """\
-ledger-context serves this repository's experiment ledger (.ledger/: agents.md, harnesses, \
-evals, findings, decisions, experiments).
-- At the start of every task, call get_context once: it returns the context pack, a \
-deterministic digest of the ledger capped at {cap_tokens} tokens (1 token = 4 UTF-8 bytes) — \
-agents.md, active harnesses and evals, current findings, accepted decisions and the 10 \
-latest experiments, as title lines and frontmatter.
-- If something you expected seems missing, call explain_budget with its path: it says \
-where that document went and why (kept, truncated, dropped, withheld, not selected, \
-skipped). Without a path it gives a short summary of the budget; detail "full" lists \
-every block, but can be large.
-- To read a document in full, call read_document with the path shown in brackets in the \
-pack's title lines (e.g. .ledger/decisions/0007-use-jwt.md). A long document comes in \
-pages; the last line of a page says how to continue. (Clients that read resources can \
-also read ledger://document/<path>.)"""
+ledger-context serves this repository's experiment ledger (.ledger/).
+- Start every task with get_context: the context pack, capped at {cap_tokens} tokens. Later, \
+pass since=<its receipt's sha256>: an unchanged pack costs one line.
+- Something missing? explain_budget with its path says where it went and why.
+- search_ledger finds documents beyond the pack by a few words of the task, ranked.
+- read_document gives a document in full, by the path in brackets in a title line."""
 
 
 # What results may be cached for (2026-07-28 ``ttlMs``/``cacheScope``; the SDK strips
@@ -149,6 +151,28 @@ class LedgerServer(MCPServer):
             return await super().read_resource(uri, context)
         finally:
             REQUEST.reset(token)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Call a tool; an unknown name is -32602 naming the tools (what clients expect of
+        tools/call), and arguments the input schema refuses get a sentence in the
+        project's words (:mod:`~ledger_context.mcp.arguments`), not pydantic's dump."""
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            names = sorted(t.name for t in self._tool_manager.list_tools())
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"unknown tool {cut(name, 80)!r}: the tools are {', '.join(names)}",
+            )
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            refused = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(refused, ValidationError):
+                raise  # a fault of the tool, not of the arguments
+            # The same cause, so the SDK still logs the field names only.
+            raise ToolError(argument_error(name, tool.parameters, refused)) from refused
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None
@@ -223,6 +247,24 @@ def _serve_changes(server: LedgerServer, notifier: ChangeNotifier) -> None:
     lowlevel.get_capabilities = capabilities  # type: ignore[method-assign]
 
 
+READ_NEEDS_URI = (
+    "resources/read needs params.uri, the URI of a resource: ledger://pack, or "
+    "ledger://document/<path> with a path from a pack title line, e.g. "
+    "ledger://document/.ledger/decisions/0007-use-jwt.md (resources/list names them)"
+)
+
+
+async def read_needs_uri(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """Middleware: a resources/read without a string ``uri`` is -32602 with
+    :data:`READ_NEEDS_URI` (the SDK's own check answers "Invalid request parameters" and
+    empty data)."""
+    if ctx.method == "resources/read" and ctx.request_id is not None:
+        uri = ctx.params.get("uri") if isinstance(ctx.params, dict) else None
+        if not isinstance(uri, str) or not uri:
+            raise MCPError(code=INVALID_PARAMS, message=READ_NEEDS_URI)
+    return await call_next(ctx)
+
+
 def create_server(
     explicit_space: Path | None = None,
     cap_tokens: int = DEFAULT_CAP_TOKENS,
@@ -260,10 +302,13 @@ def create_server(
         subscriptions=bus,
         lifespan=watching,
         extensions=[budget_apps()],
+        middleware=[read_needs_uri],
     )
     server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit), notifier
     _serve_changes(server, notifier)
-    register_tools(server, ledgers, server.recorder)
+    tools = ToolRegistry(server, ledgers, server.recorder)
+    register_tools(tools, lambda: notifier.watcher)
+    register_search(tools)
     register_resources(server, ledgers, server.recorder)
     register_prompt(server, ledgers, server.recorder)
     return server
@@ -295,6 +340,7 @@ def serve(
         log.drain(0.2)
 
     on_hard_exit(drain_log)
+    preload()  # a vocabulary takes about a second to load: never on a request's path
     try:
         serve_stdio(server._lowlevel_server, initialization_options(server))
     finally:

@@ -1,36 +1,42 @@
 """The three tools: ``get_context`` (the pack, a receipt in ``_meta``), ``explain_budget``
 (the breakdown as structured output) and ``read_document`` (one document, in pages).
 
-Each tool checks its arguments with the core (:mod:`~ledger_context.pack.settings`), builds,
-records the call and answers; every error becomes a tool error in
-:func:`~ledger_context.mcp.error_map.tool_error`.
+Each tool checks its arguments with the core (:mod:`~ledger_context.pack.settings`), builds
+and answers; :class:`~ledger_context.mcp.registry.ToolRegistry` records the answer and turns
+every error into a tool error.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import time
+from collections.abc import Callable
+from dataclasses import asdict, replace
+from datetime import UTC, datetime
 from typing import Annotated, Any
 from urllib.parse import unquote
 
 import anyio.to_thread
-from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
-from mcp_types import CallToolResult, ListRootsResult, TextContent, ToolAnnotations
+from mcp.server.mcpserver import Context, ListRoots, Resolve
+from mcp_types import CallToolResult, ListRootsResult, TextContent
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, RootModel
 
 from ..explain.brief import Brief
 from ..explain.full import Explanation, explain, explanation_data
 from ..explain.path import PathAnswer, explain_path
 from ..explain.readout import brief_readout, budget_text, path_text
-from ..model.errors import LedgerContextError
 from ..model.fields import clean_text
+from ..model.kinds import pack_contents
 from ..pack.build import ContextBuild
+from ..pack.changes import check_since, since_receipt, unchanged_line
+from ..pack.measure import Measured, measure
 from ..pack.paging import PAGE_BYTES, Page, page_of
 from ..pack.served import served_text
 from ..pack.settings import DETAILS, check_detail
+from ..reader.watch import WatchState
 from .apps import VIEW_META
-from .error_map import tool_error
 from .ledgers import DOCUMENT_PREFIX, Ledgers
-from .record import Recorder
+from .registry import Answer, ToolRegistry
 
 RECEIPT_KEY = "ledger-context/receipt"
 """``_meta`` key of ``get_context``'s receipt: the figures ``explain_budget`` reports."""
@@ -39,23 +45,23 @@ PAGE_KEY = "ledger-context/page"
 """``_meta`` key of ``read_document``'s page: offset, next_offset (``None`` on the last
 page), bytes and total_bytes, all in bytes of the UTF-8 text."""
 
-_READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+# The catalogue is budgeted (mcp/catalogue.py): descriptions say when to call what, once.
 _DETAIL_SCHEMA = {"type": "string", "enum": list(DETAILS), "default": "brief"}
-DetailArg = Annotated[
+DetailArg = Annotated[Any, Field(description="The same pack either way", json_schema_extra=_DETAIL_SCHEMA)]
+ExplainDetailArg = Annotated[
+    Any, Field(description="'full' lists every block and problem", json_schema_extra=_DETAIL_SCHEMA)
+]
+SinceArg = Annotated[
     Any,
     Field(
-        description="'brief' or 'full'. get_context returns the same pack for both (ADR-0028); "
-        "explain_budget lists every block and problem with 'full'.",
-        json_schema_extra=_DETAIL_SCHEMA,
+        description="The receipt sha256 of the pack you hold: if unchanged, a one-line answer",
+        json_schema_extra={"type": "string"},
     ),
 ]
-
-
 ExplainPathArg = Annotated[
     Any,
     Field(
-        description="A ledger path, e.g. .ledger/decisions/0007-use-jwt.md: answers for that one "
-        "document (where it went and why) instead of the whole budget; detail is then ignored.",
+        description="A ledger path, e.g. .ledger/decisions/0007-use-jwt.md: that document alone",
         json_schema_extra={"type": "string"},
     ),
 ]
@@ -69,12 +75,16 @@ class ExplainResult(RootModel[Brief | Explanation | PathAnswer]):
 
 
 async def _client_roots(ctx: Context) -> ListRoots | ListRootsResult:
+    """The client's roots, asked only as a fallback and only of a 2025-11-25 client: roots
+    are deprecated in 2026-07-28, where ``--space``, ``LEDGER_SPACE`` or the working
+    directory choose (asking would cost every call a round trip)."""
     ledgers = getattr(ctx.mcp_server, "ledgers", None)
     caps = ctx.client_capabilities
     if (
         (isinstance(ledgers, Ledgers) and ledgers.explicit_space is not None)
         or caps is None
         or caps.roots is None
+        or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
     ):
         return ListRootsResult(roots=[])
     return ListRoots()
@@ -82,16 +92,9 @@ async def _client_roots(ctx: Context) -> ListRoots | ListRootsResult:
 
 RootsArg = Annotated[ListRootsResult, Resolve(_client_roots)]
 PathArg = Annotated[
-    str,
-    Field(
-        description="The document's path as shown in brackets in a pack title line, relative "
-        "to the space, e.g. .ledger/decisions/0007-use-jwt.md (a ledger://document/ URI works too)"
-    ),
+    str, Field(description="A pack title line's path, e.g. .ledger/decisions/0007-use-jwt.md, or its URI")
 ]
-OffsetArg = Annotated[
-    int,
-    Field(ge=0, description="Byte offset to start at: 0, or the offset a previous page named"),
-]
+OffsetArg = Annotated[int, Field(ge=0, description="0, or the offset a page named")]
 
 
 async def build_for(ledgers: Ledgers, roots: ListRootsResult | None) -> ContextBuild:
@@ -113,10 +116,16 @@ async def served_document(build: ContextBuild, path: str) -> str:
     return await anyio.to_thread.run_sync(served_text, build, path)
 
 
-def receipt(build: ContextBuild) -> dict[str, Any]:
-    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``."""
+def receipt(
+    build: ContextBuild, watcher: WatchState = "stopped", measured: tuple[Measured, ...] = ()
+) -> dict[str, Any]:
+    """The receipt ``get_context`` carries in ``_meta``: the same figures as ``explain_budget``;
+    how fresh they are: when the build read the files (``built_at``, UTC), how long ago
+    (``build_age_ms``), and how the server notices changes (``watcher``); and ``measured``:
+    real tokenizers' counts beside the rule (spec §9)."""
     b = build.budgeted
     origin = build.provenance(refresh=False)
+    now = time.time()
     return {
         "bytes": b.pack_bytes,
         "tokens": b.tokens,
@@ -128,7 +137,18 @@ def receipt(build: ContextBuild) -> dict[str, Any]:
         "commit": origin.commit,
         "dirty": origin.dirty,
         "fingerprint": origin.fingerprint,
+        "built_at": datetime.fromtimestamp(build.built_at, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "build_age_ms": max(0, round((now - build.built_at) * 1000)),
+        "watcher": watcher,
+        "measured": [asdict(m) for m in measured],
     }
+
+
+async def measured_of(build: ContextBuild) -> tuple[Measured, ...]:
+    """The pack's measured tokens, counted in a worker thread (once per pack: counts are
+    kept by SHA-256); a tokenizer still loading is not waited for."""
+    b = build.budgeted
+    return await anyio.to_thread.run_sync(lambda: measure(b.pack, b.tokens, sha256=b.sha256, wait=False))
 
 
 def _page_result(path: str, text: str, offset: int) -> CallToolResult:
@@ -165,118 +185,98 @@ def _explanation(
     if path is not None:
         answer = explain_path(build, path)
         return answer, path_text(answer)
-    full = replace(explain(build, "full"), audit=audit_state)
+    full = replace(explain(build, "full", wait=False), audit=audit_state)
     if detail == "full":
         return full, budget_text(full)
     return brief_readout(full)
 
 
-def register_tools(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
-    """Register ``get_context``, ``explain_budget`` and ``read_document`` on ``server``."""
-    _register_get_context(server, ledgers, recorder)
-    _register_explain_budget(server, ledgers, recorder)
-    _register_read_document(server, ledgers, recorder)
+Watcher = Callable[[], WatchState]
+"""How the server notices changes right now (the change notifier's state)."""
 
 
-def _register_get_context(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
-    @server.tool(
+def register_tools(tools: ToolRegistry, watcher: Watcher) -> None:
+    """Register ``get_context``, ``explain_budget`` and ``read_document``; their receipts
+    report ``watcher()``."""
+    _register_get_context(tools, watcher)
+    _register_explain_budget(tools, watcher)
+    _register_read_document(tools)
+
+
+def _register_get_context(tools: ToolRegistry, watcher: Watcher) -> None:
+    ledgers = tools.ledgers
+
+    @tools.tool(
         name="get_context",
         title="Get the ledger context pack",
         description=(
-            "Call once at the start of a task. Returns the context pack of the experiment "
-            f"ledger as plain text: at most {ledgers.settings.cap_tokens} tokens (1 token = 4 UTF-8 "
-            "bytes): agents.md, active harnesses and evals, current findings, accepted decisions and "
-            "the 10 latest experiments (title lines and frontmatter). Deterministic: the same "
-            "ledger gives the same bytes. _meta carries a receipt (bytes, tokens, sha256)."
+            "Call at the start of every task: the ledger's context pack "
+            f"({pack_contents()}), at most {ledgers.settings.cap_tokens} tokens. _meta holds its "
+            "receipt (sha256, size, freshness); pass since=<sha256> later to check it cheaply."
         ),
-        annotations=_READ_ONLY,
-        structured_output=False,
     )
-    async def get_context(ctx: Context, roots: RootsArg, detail: DetailArg = "brief") -> CallToolResult:
-        try:
-            build = await _tool_build(ledgers, roots, detail)
-        except Exception as exc:
-            return tool_error(exc)
-        recorder.record(call="get_context", arguments={"detail": detail}, build=build, ctx=ctx)
-        return CallToolResult(
-            content=[TextContent(type="text", text=build.pack)],
-            _meta={RECEIPT_KEY: receipt(build)},
-        )
+    async def get_context(
+        ctx: Context, roots: RootsArg, detail: DetailArg = "brief", since: SinceArg = None
+    ) -> Answer:
+        check_detail(detail)
+        held = check_since(since)
+        build = await build_for(ledgers, roots)
+        budgeted, arguments = build.budgeted, {"detail": detail}
+        meta = receipt(build, watcher(), await measured_of(build))
+        if held is not None:  # the pack's bytes never depend on since; the answer may
+            meta["since"] = since_receipt(held, budgeted, ledgers.served.blocks(held))
+            arguments["since"] = held
+        ledgers.served.remember(budgeted)
+        text = unchanged_line(budgeted) if held == budgeted.sha256 else build.pack
+        result = CallToolResult(content=[TextContent(type="text", text=text)], _meta={RECEIPT_KEY: meta})
+        return Answer(result, build, arguments)
 
 
-def _register_explain_budget(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
-    @server.tool(
+def _register_explain_budget(tools: ToolRegistry, watcher: Watcher) -> None:
+    ledgers, recorder = tools.ledgers, tools.recorder
+
+    @tools.tool(
         name="explain_budget",
         title="Explain the context pack's budget",
         description=(
-            "Call when something seems missing from get_context's pack. detail='brief' (the "
-            "default, under 2 KB of text and 4 KB of data for any ledger): the 4-bytes-per-token "
-            "rule and the cap, pack totals and SHA-256, one line per group, documents per kind, "
-            "the blocks not kept per group, problem counts, the data classes and what a ceiling "
-            "withheld. path='<ledger path>': where that one document went and why (under 1 KB). "
-            "detail='full': every block, source, withheld source and problem; it can be large "
-            "(hundreds of KB on a big ledger). Contains no document text."
+            "Call when something seems missing from the pack. With path: where that document "
+            "went and why. Without: a bounded summary (rule, totals, groups, what was not kept "
+            "or withheld); detail='full' lists every block (can be large). No document text."
         ),
-        annotations=_READ_ONLY,
+        output=ExplainResult,
         meta=VIEW_META,
     )
     async def explain_budget(
-        ctx: Context, roots: RootsArg, detail: DetailArg = "brief", path: ExplainPathArg = None
-    ) -> Annotated[CallToolResult, ExplainResult]:
-        try:
-            build = await _tool_build(ledgers, roots, detail)
-        except Exception as exc:
-            return tool_error(exc)
-        recorder.record(
-            call="explain_budget", arguments={"detail": detail, "path": path}, build=build, ctx=ctx
-        )
-        try:
-            data, text = _explanation(build, detail, path, recorder.state)
-        except LedgerContextError as exc:
-            return tool_error(exc)
-        return CallToolResult(
+        ctx: Context, roots: RootsArg, detail: ExplainDetailArg = "brief", path: ExplainPathArg = None
+    ) -> Answer:
+        build = await _tool_build(ledgers, roots, detail)
+        data, text = _explanation(build, detail, path, recorder.state)
+        result = CallToolResult(
             content=[TextContent(type="text", text=text)],
             structured_content=(
                 explanation_data(data) if isinstance(data, Explanation) else data.model_dump(mode="json")
             ),
-            _meta={RECEIPT_KEY: receipt(build)},
+            _meta={RECEIPT_KEY: receipt(build, watcher())},
         )
+        return Answer(result, build, {"detail": detail, "path": path})
 
 
-def _register_read_document(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
-    @server.tool(
+def _register_read_document(tools: ToolRegistry) -> None:
+    ledgers = tools.ledgers
+
+    @tools.tool(
         name="read_document",
         title="Read a ledger document",
         description=(
-            "Returns the full text of one ledger document the reader accepted, as plain text: "
-            "call it with the path shown in brackets in a pack title line when the frontmatter "
-            "is not enough. A document over 40,000 bytes comes in pages: a page that is not "
-            "the last ends with a line saying which offset to call next; _meta carries the "
-            "page's offset, next_offset and total_bytes. Documents withheld by the data-class "
-            "ceiling and paths outside the ledger are refused."
+            "The full text of one ledger document, when its frontmatter is not enough. A long "
+            "document comes in pages; a page's last line names the offset to call next. "
+            "Withheld documents are refused."
         ),
-        annotations=_READ_ONLY,
-        structured_output=False,
     )
-    async def read_document(
-        roots: RootsArg, ctx: Context, path: PathArg, offset: OffsetArg = 0
-    ) -> CallToolResult:
-        try:
-            build = await build_for(ledgers, roots)
-        except Exception as exc:
-            return tool_error(exc)
+    async def read_document(roots: RootsArg, ctx: Context, path: PathArg, offset: OffsetArg = 0) -> Answer:
+        build = await build_for(ledgers, roots)
         if path.startswith(DOCUMENT_PREFIX):
             path = unquote(path[len(DOCUMENT_PREFIX) :])
-        try:
-            result = _page_result(path, await served_document(build, path), offset)
-        except LedgerContextError as exc:
-            return tool_error(exc)
+        result = _page_result(path, await served_document(build, path), offset)
         accepted = next(d for d in build.ledger.documents if d.path == path)
-        recorder.record(
-            call="read_document",
-            arguments={"path": path, "offset": offset},
-            build=build,
-            ctx=ctx,
-            document_sha256=accepted.sha256,
-        )
-        return result
+        return Answer(result, build, {"path": path, "offset": offset}, accepted.sha256)

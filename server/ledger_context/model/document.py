@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .fields import Timestamp
 from .kinds import KIND_TABLE
@@ -14,11 +14,6 @@ KINDS: tuple[str, ...] = tuple(kind.name for kind in KIND_TABLE)
 DATED_KINDS = frozenset(kind.name for kind in KIND_TABLE if kind.dated)
 """Kinds whose order uses ``updated_at``: an undated one is reported (spec §3)."""
 
-SELECTING_STATUS: dict[str, str] = {
-    kind.name: kind.status for kind in KIND_TABLE if kind.label and kind.status
-}
-"""The status that selects a document of a kind whose block has a title line (spec §4)."""
-
 
 @dataclass(frozen=True, slots=True)
 class Document:
@@ -26,9 +21,10 @@ class Document:
 
     ``frontmatter`` is the verbatim frontmatter text (``None`` for an ``agents.md``
     without a valid one); ``text`` is the whole decoded text (``agents.md`` only);
-    ``status`` is stripped and case-folded; ``title`` is computed only for a document
-    whose block is rendered with a title line (its status selects it), and is empty
-    otherwise; ``metrics`` holds a selected eval's metrics list lines; ``size`` is the
+    ``status`` is stripped and case-folded; ``title`` is the title of spec §3 (never
+    empty: the slug at worst; ``agents`` for an ``agents.md`` without a level-1
+    heading), whatever the status; ``body`` what follows the frontmatter (the whole
+    text when there is none); ``metrics`` holds a selected eval's metrics list lines; ``size`` is the
     file's size in bytes; ``sha256`` the hex SHA-256 of the bytes read; ``yaml_loader``
     which loader read the frontmatter (``None`` when none did).
     """
@@ -49,6 +45,7 @@ class Document:
     git_blob: str | None = None
     """The git object id of the bytes read (what ``git hash-object`` gives), set only when
     the reader is asked for it."""
+    body: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,11 +7,12 @@ text is. Whether a block fits is :mod:`~ledger_context.pack.budget`'s job.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..model.classify import is_withheld
-from ..model.kinds import KIND, KIND_TABLE
+from ..model.kinds import KIND, KIND_TABLE, Kind
 from ..reader.ledger import Document
 
 GROUPS: tuple[tuple[int, str, str], ...] = tuple((k.group, k.group_name, k.name) for k in KIND_TABLE)
@@ -76,23 +77,33 @@ def render(document: Document) -> str:
     return head + frontmatter
 
 
-def select(documents: Iterable[Document], ceiling: str | None) -> Selection:
+def _group_key(kind: Kind) -> Callable[[Document], tuple[Any, ...]]:
+    """The order inside ``kind``'s group: the rank of the status, then slug or newest first."""
+    order = by_slug if kind.order == "slug" else newest_first
+    if len(kind.statuses) < 2:
+        return order
+    rank = kind.rank
+    return lambda document: (rank(document.status), *order(document))
+
+
+def select(documents: Iterable[Document], ceiling: str | None, undeclared: str | None = None) -> Selection:
     """Choose and order the candidate blocks of the six groups (spec §4, §7).
 
     ``documents`` are the valid documents of a ledger; sources stricter than ``ceiling``
-    (or of unknown class) are withheld first, as if they did not exist.
+    (or of unknown class) are withheld first, as if they did not exist. Undeclared sources
+    are read as ``undeclared`` (``None``: they pass).
     """
     withheld: list[Document] = []
     by_kind: dict[str, list[Document]] = {kind.name: [] for kind in KIND_TABLE}
     for document in documents:
-        if is_withheld(document.data_class, ceiling):
+        if is_withheld(document.data_class, ceiling, undeclared):
             withheld.append(document)
             continue
         kind = KIND[document.kind]
         if kind.name == "agents":
             if document.text:
                 by_kind[kind.name].append(document)
-        elif kind.status is None or document.status == kind.status:
+        elif kind.selects(document.status):
             by_kind[kind.name].append(document)
 
     chosen: list[Document] = []
@@ -101,7 +112,7 @@ def select(documents: Iterable[Document], ceiling: str | None) -> Selection:
         if kind.order == "none":
             chosen += candidates
             continue
-        key = by_slug if kind.order == "slug" else newest_first
+        key = _group_key(kind)
         if kind.limit is None:
             chosen += sorted(candidates, key=key)
         else:

@@ -44,7 +44,10 @@ AUDIT_ENV = "LEDGER_AUDIT"
 DEFAULT_KEEP_DAYS = 90
 BUSY_TIMEOUT_MS = 10_000
 QUEUE_SIZE = 1000
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 3
+_ADDED_COLUMNS = (("measured", "TEXT"), ("subject", "TEXT"), ("client_id", "TEXT"))
+"""Columns added to ``calls`` after version 1 (``measured`` in 2, ``subject`` and
+``client_id`` in 3): an older log gains them, empty, when opened."""
 _REOPEN_AFTER_S = 30.0
 
 _SCHEMA = """
@@ -73,7 +76,10 @@ CREATE TABLE IF NOT EXISTS calls (
     commit_id TEXT,
     dirty INTEGER,
     fingerprint TEXT NOT NULL,
-    document_sha256 TEXT
+    document_sha256 TEXT,
+    measured TEXT,
+    subject TEXT,
+    client_id TEXT
 );
 CREATE INDEX IF NOT EXISTS calls_time ON calls (time);
 CREATE INDEX IF NOT EXISTS calls_sha256 ON calls (sha256);
@@ -84,7 +90,9 @@ CREATE INDEX IF NOT EXISTS calls_sha256 ON calls (sha256);
 class CallRecord:
     """One answered call. ``time`` is UTC, ISO 8601 with microseconds and ``Z``;
     ``arguments`` the call's arguments as JSON; ``sha256``, ``bytes`` … describe the pack
-    the call was answered from; ``document_sha256`` the document served, if one was."""
+    the call was answered from; ``document_sha256`` the document served, if one was;
+    ``subject`` and ``client_id`` the bearer token's (HTTP with authorization), and
+    ``ceiling`` the ceiling that applied to that call."""
 
     time: str
     client_name: str | None
@@ -105,6 +113,11 @@ class CallRecord:
     fingerprint: str
     document_sha256: str | None = None
     pid: int = 0
+    measured: str | None = None
+    """Real tokenizers' counts of the pack as JSON, ``{tokenizer: {"tokens", "drift",
+    "library"}}`` (spec §9: beside the rule, never instead); ``None``: none counted."""
+    subject: str | None = None
+    client_id: str | None = None
 
 
 def utc_now() -> str:
@@ -185,6 +198,10 @@ def connect(path: Path, create: bool) -> sqlite3.Connection:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         db.execute(statement)
+                present = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
+                for name, kind in _ADDED_COLUMNS:
+                    if name not in present:
+                        db.execute(f"ALTER TABLE calls ADD COLUMN {name} {kind}")
                 db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
     except BaseException:
         db.close()

@@ -60,11 +60,28 @@ def headings(lines: list[str]) -> Iterator[tuple[int, int, str]]:
             yield index, heading[0], heading[1]
 
 
+_CANDIDATE = re.compile(r"\n( {0,3}[#`~][^\n]*)")
+"""A line that can be a heading or a fence (after a newline); no other line changes what
+:func:`headings` yields. The leading newline is a literal the engine searches for fast."""
+
+
+def _candidate_lines(body: str) -> list[str]:
+    """The lines of ``body`` that can be a heading or a fence, in order (the first line
+    always, it has no newline before it)."""
+    end = body.find("\n")
+    first = body if end < 0 else body[:end]
+    return [first, *(match.group(1) for match in _CANDIDATE.finditer(body))]
+
+
 def first_h1(body: str) -> str | None:
-    """Text of the first level-1 ATX heading outside fenced code, or ``None`` (spec §3)."""
+    """Text of the first level-1 ATX heading outside fenced code, or ``None`` (spec §3).
+
+    Every document's title may need it, so only the lines that can be a heading or a
+    fence are looked at (:func:`_candidate_lines`), not every line of a long body.
+    """
     if "#" not in body:
         return None
-    for _, level, text in headings(body.split("\n")):
+    for _, level, text in headings(_candidate_lines(body)):
         if level == 1:
             return text
     return None

@@ -4,9 +4,9 @@
 The walk and the reader do the I/O and hand it the bytes they read, so tests, the cache
 and any other source of bytes (a git object) parse the same way.
 
-Only what the pack can use is computed: the H1 title scan only for a document whose
-block has a title line (its status selects it) and whose frontmatter gives no title;
-the metrics list only for a selected eval; nothing from an experiment's body.
+Every accepted document gets its fields, its title and its body whatever its status
+(search lists and ranks them all); only the metrics list, which nothing but an eval's
+block shows, is computed for a selected eval alone.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from typing import Any
 
 from ..model.classify import UNKNOWN, declared_class
 from ..model.date_shape import date_shape
-from ..model.document import DATED_KINDS, SELECTING_STATUS, Document, FileResult
+from ..model.document import DATED_KINDS, Document, FileResult
 from ..model.fields import Timestamp, is_missing, parse_updated_at, slug_of, status_of, title_of
+from ..model.kinds import KIND
 from ..model.problems import Problem
 from .frontmatter import (
     DecodeError,
@@ -63,15 +64,15 @@ def parse_document(kind: str, path: str, data: bytes, git_blob: str | None = Non
     mapping = loaded.mapping
     keys = _KeyFinder(split)
     status, updated, slug = _read_fields(kind, path, mapping, keys, problems)
-    title = ""
-    if renders_title(kind, status):
-        title = title_of(mapping.get("title"), None, "")
-        given = bool(title)
-        if not title:
-            title = title_of(None, first_h1(split.body), slug)
-        if status is not None and SELECTING_STATUS.get(kind) == status and _BIDI.search(title):
-            position = keys.find("title") if given else (None, None)
-            problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
+    body = split.body
+    title = title_of(mapping.get("title"), None, "")
+    given = bool(title)
+    if not title:
+        title = title_of(None, first_h1(body), slug)
+    if renders_title(kind, status) and _BIDI.search(title):
+        # Only a title line can be misread: a title the pack never shows is not reported.
+        position = keys.find("title") if given else (None, None)
+        problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
     metrics = tuple(metrics_list(split.body)) if renders_metrics(kind, status) else ()
     _check_keys(path, mapping, keys, problems, merge_keys=loaded.loader != "quick")
     data_class = _data_class(path, mapping, keys, problems)
@@ -89,18 +90,19 @@ def parse_document(kind: str, path: str, data: bytes, git_blob: str | None = Non
         sha256=sha256,
         git_blob=git_blob,
         yaml_loader=loaded.loader,
+        body=body,
     )
     return FileResult(document, tuple(problems), size)
 
 
 def renders_title(kind: str, status: str | None) -> bool:
     """Whether a document's block has a title line: its status selects it (spec §4–5)."""
-    return status is not None and SELECTING_STATUS.get(kind) == status
+    return KIND[kind].titled(status)
 
 
 def renders_metrics(kind: str, status: str | None) -> bool:
     """Whether a document's block can carry a metrics list: a selected eval (spec §5)."""
-    return kind == "eval" and status == "active"
+    return KIND[kind].renders_metrics(status)
 
 
 def _agents(
@@ -140,12 +142,13 @@ def _agents(
         status=None,
         updated=None,
         slug="agents",
-        title="",
+        title=title_of(None, first_h1(split.body), "agents"),
         data_class=data_class,
         text=text,
         sha256=sha256,
         git_blob=git_blob,
         yaml_loader=loader,
+        body=split.body,
     )
 
 
@@ -223,13 +226,13 @@ def _read_fields(
                 *keys.find("status"),
             )
         )
-    elif kind in SELECTING_STATUS and is_missing(status_value):
+    elif KIND[kind].label and KIND[kind].statuses and is_missing(status_value):
         problems.append(
             Problem(
                 path,
                 "warning",
                 f"status is missing, so the document is never selected; add status: "
-                f"{SELECTING_STATUS[kind]} to put it in the pack",
+                f"{KIND[kind].statuses[0]} to put it in the pack",
                 *keys.find("status"),
             )
         )
@@ -264,7 +267,7 @@ def undated_message(kind: str, status: str | None, value: Any) -> str:
             f"undated: updated_at looks like {shape}, not an ISO 8601 date or timestamp; "
             f"write it as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ {_ISO_EXAMPLE}"
         )
-    if kind == "experiment" or SELECTING_STATUS.get(kind) == status:
+    if KIND[kind].selects(status):  # an experiment always: its rank picks the 10
         message += "; until then it is ordered after every dated document"
     return message
 

@@ -12,7 +12,7 @@ compares: events are hints, the build is the truth.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Literal
 
@@ -32,15 +32,27 @@ POLL_MS = 500
 
 Reason = Literal["ready", "change", "heartbeat"]
 
+WatchState = Literal["starting", "running", "polling", "failed", "stopped"]
+"""How changes are being noticed: not yet (``starting``: the watcher is not live yet), by
+file events (``running``), by polling the files (``polling``), by the heartbeat's rescan
+alone (``failed``), or not at all (``stopped``: not watching, or no folder to watch)."""
+
 _TICK_MS = 250  # how often the watcher thread looks up: readiness and heartbeat counting
 
 
-async def ledger_changes(directory: Path, *, heartbeat: float = HEARTBEAT_SECONDS) -> AsyncIterator[Reason]:
+async def ledger_changes(
+    directory: Path,
+    *,
+    heartbeat: float = HEARTBEAT_SECONDS,
+    on_state: Callable[[WatchState], None] | None = None,
+) -> AsyncIterator[Reason]:
     """Yield ``"ready"`` once the watcher is live (a change from before then may have been
     missed: look once more), ``"change"`` soon after files under ``directory`` change, and
     ``"heartbeat"`` whenever ``heartbeat`` seconds pass without one. Runs until the caller
     stops it; ends when ``directory`` goes away or cannot be watched at all (then after
-    one heartbeat), so the caller can look again."""
+    one heartbeat), so the caller can look again. ``on_state`` hears each watcher that
+    goes live: ``running``, ``polling`` or ``failed``."""
+    tell = on_state if on_state is not None else _ignore
     tick_ms = max(1, min(_TICK_MS, int(heartbeat * 1000)))
     ticks_per_heartbeat = max(1, round(heartbeat * 1000 / tick_ms))
     for force_polling in (False, True):
@@ -57,6 +69,8 @@ async def ledger_changes(directory: Path, *, heartbeat: float = HEARTBEAT_SECOND
                 poll_delay_ms=POLL_MS,
                 ignore_permission_denied=True,
             ):
+                if not ready:
+                    tell("polling" if force_polling else "running")
                 if changes:
                     ready, ticks = True, 0
                     yield "change"
@@ -71,6 +85,11 @@ async def ledger_changes(directory: Path, *, heartbeat: float = HEARTBEAT_SECOND
             how = "polling" if force_polling else "file events"
             logger.warning("ledger-context: watching %s by %s failed (%s)", display_path(directory), how, exc)
     logger.warning("ledger-context: only the %g s heartbeat will notice changes", heartbeat)
+    tell("failed")
     yield "ready"
     await anyio.sleep(heartbeat)
     yield "heartbeat"  # then end: the caller tries file events again (the folder may be back)
+
+
+def _ignore(state: WatchState) -> None:
+    """No one listens for the watcher's state."""

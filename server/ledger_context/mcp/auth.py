@@ -1,0 +1,181 @@
+"""Team mode's authorization: an OAuth 2.1 resource server that accepts JWT bearer tokens.
+
+A token is accepted only when PyJWT verifies it against the issuer's JWKS (a file, or an
+HTTPS URL fetched and cached by :class:`jwt.PyJWKClient`) with an asymmetric algorithm,
+issued by the configured issuer, for this server (``aud`` is its resource URL, RFC 8707),
+and not expired. Anything else (another audience, expired, ``alg: none``, another key, a
+misspelt ``ledger:`` scope) is refused the same way: the SDK answers ``401`` with
+``WWW-Authenticate`` naming the Protected Resource Metadata (RFC 9728), and the reason is
+logged here, never sent.
+
+:func:`identity_of` turns an accepted token into the :class:`~ledger_context.mcp.ledgers.Identity`
+whose ceiling filters that request's build.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import anyio.to_thread
+import jwt
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+
+from ..model.errors import InvalidArgumentError
+from ..model.scopes import ceiling_of_scopes
+from .ledgers import Identity
+
+logger = logging.getLogger("ledger_context")
+
+ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+"""Signatures accepted: asymmetric only, so a JWKS's public key can never be used as an
+HMAC secret, and ``none`` is never among them."""
+
+LEEWAY_SECONDS = 30
+"""Clock skew allowed on ``exp`` and ``nbf`` between the issuer and this server."""
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True, slots=True)
+class AuthOptions:
+    """What ``serve --http`` was told about authorization: the issuer (its ``iss``), where
+    its keys are (a JWKS file or an HTTPS URL) and this server's resource URL (the
+    audience tokens must name)."""
+
+    issuer: str
+    jwks: str
+    resource: str
+
+
+def check_auth_options(issuer: str, jwks: str, resource: str) -> AuthOptions:
+    """Validated :class:`AuthOptions`; raises :class:`InvalidArgumentError` saying what to fix."""
+    for name, url in (("--auth-issuer", issuer), ("--public-url", resource)):
+        parsed = urlparse(url)
+        if parsed.scheme not in ("https", "http") or not parsed.netloc:
+            raise InvalidArgumentError(f"{name} must be an http(s) URL, e.g. https://login.example.com/")
+    if "://" in jwks:
+        parsed = urlparse(jwks)
+        if parsed.scheme != "https" and not (parsed.scheme == "http" and parsed.hostname in _LOOPBACK):
+            raise InvalidArgumentError(
+                "--auth-jwks must be a file or an https:// URL (http:// only on loopback)"
+            )
+    elif not Path(jwks).is_file():
+        raise InvalidArgumentError(f"--auth-jwks: no JWKS file at {jwks[:200]}")
+    return AuthOptions(issuer, jwks, resource)
+
+
+def auth_settings(options: AuthOptions) -> AuthSettings:
+    """The SDK's settings of a resource server: it checks the audience itself
+    (:class:`JwtVerifier`), so the SDK's own resource check is off."""
+    return AuthSettings(
+        issuer_url=options.issuer,  # type: ignore[arg-type]  # pydantic parses the URL
+        resource_server_url=options.resource,  # type: ignore[arg-type]
+        validate_token_resource=False,
+    )
+
+
+class _FileKeys:
+    """The keys of a JWKS file, read once at start."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            self._keys = jwt.PyJWKSet.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, jwt.PyJWTError) as exc:
+            raise InvalidArgumentError(f"--auth-jwks: cannot read the JWKS in {path}: {exc}") from None
+
+    def key_for(self, token: str) -> jwt.PyJWK:
+        kid = jwt.get_unverified_header(token).get("kid")
+        keys = self._keys.keys
+        if kid is None and len(keys) == 1:
+            return keys[0]
+        for key in keys:
+            if key.key_id == kid:
+                return key
+        raise jwt.InvalidKeyError(f"no key {str(kid)[:40]!r} in the JWKS")
+
+
+class _UrlKeys:
+    """The keys at a JWKS URL, fetched on first use and cached (PyJWT refetches for an
+    unknown ``kid``, so the issuer can rotate keys)."""
+
+    def __init__(self, url: str) -> None:
+        self._client = jwt.PyJWKClient(url, cache_keys=True, lifespan=300, timeout=10)
+
+    def key_for(self, token: str) -> jwt.PyJWK:
+        return self._client.get_signing_key_from_jwt(token)
+
+
+class JwtVerifier:
+    """The SDK's ``TokenVerifier`` for JWT access tokens; ``server_ceiling`` is
+    ``--max-data-class``, the most any token's scopes can raise a ceiling to."""
+
+    def __init__(self, options: AuthOptions, server_ceiling: str | None) -> None:
+        self.options = options
+        self.server_ceiling = server_ceiling
+        self._keys = _UrlKeys(options.jwks) if "://" in options.jwks else _FileKeys(Path(options.jwks))
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The token's access, or ``None`` (the SDK then answers 401) with the reason logged."""
+        try:
+            claims = await anyio.to_thread.run_sync(self._claims, token)
+            scopes = _scopes(claims)
+            ceiling_of_scopes(scopes, self.server_ceiling)  # a misspelt class scope: refused
+        except (jwt.PyJWTError, InvalidArgumentError, ValueError) as exc:
+            logger.info("ledger-context: refused a bearer token: %s", str(exc)[:200])
+            return None
+        return AccessToken(
+            token=token,
+            client_id=str(claims.get("client_id") or claims.get("azp") or ""),
+            scopes=scopes,
+            expires_at=int(claims["exp"]),
+            resource=self.options.resource,
+            subject=str(claims["sub"]) if claims.get("sub") is not None else None,
+            claims={"iss": claims["iss"]},
+        )
+
+    def _claims(self, token: str) -> dict[str, Any]:
+        key = self._keys.key_for(token)
+        claims: dict[str, Any] = jwt.decode(
+            token,
+            key,
+            algorithms=list(ALGORITHMS),
+            audience=self.options.resource,
+            issuer=self.options.issuer,
+            leeway=LEEWAY_SECONDS,
+            options={"require": ["exp", "iss", "aud"]},
+        )
+        return claims
+
+
+def _scopes(claims: dict[str, Any]) -> list[str]:
+    """The token's scopes: ``scope`` (RFC 9068, space-separated) or ``scp`` (a list)."""
+    scope = claims.get("scope")
+    if scope is None:
+        scope = claims.get("scp", "")
+    if isinstance(scope, str):
+        return scope.split()
+    if isinstance(scope, list) and all(isinstance(s, str) for s in scope):
+        return list(scope)
+    raise ValueError("the token's scope claim is neither a string nor a list of strings")
+
+
+def identity_of(request: Any, server_ceiling: str | None) -> Identity | None:
+    """The identity of an HTTP request the SDK authenticated (``None``: no token, so no
+    authorization is configured); its ceiling from the token's scopes."""
+    scope = getattr(request, "scope", None)
+    user = scope.get("user") if isinstance(scope, dict) else None
+    if not isinstance(user, AuthenticatedUser):
+        return None
+    token = user.access_token
+    return Identity(
+        subject=token.subject,
+        client_id=token.client_id or None,
+        ceiling=ceiling_of_scopes(token.scopes, server_ceiling),
+    )

@@ -1,0 +1,126 @@
+"""Team mode's limits, in front of every HTTP route: the request body's size, and a rate
+per identity (a token bucket each).
+
+An identity is the bearer token's issuer, subject and client where the SDK authenticated
+one, else the peer address (no authorization: loopback only). A body declared over the
+limit gets ``413``; over the rate, ``429`` with ``Retry-After``; both with a JSON-RPC error
+body saying what to do, so HTTP and MCP clients alike see why. (A chunked body that grows
+past the limit is cut by the SDK's own check, set to the same size.) The table of buckets
+is bounded: idle identities are forgotten first.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+RATE_LIMITED = -32029
+"""The JSON-RPC error code of a request over the rate limit (server-defined range)."""
+
+TOO_LARGE = -32028
+"""The JSON-RPC error code of a request body over the size limit."""
+
+MAX_IDENTITIES = 10_000
+
+
+@dataclass(slots=True)
+class _Bucket:
+    tokens: float
+    at: float
+
+
+class TokenBuckets:
+    """``per_minute`` requests a minute per key, in bursts of up to ``burst``."""
+
+    def __init__(self, per_minute: int, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = per_minute / 60.0
+        self.burst = float(burst)
+        self._clock = clock
+        self._buckets: dict[tuple[str, ...], _Bucket] = {}
+
+    def take(self, key: tuple[str, ...]) -> float:
+        """Take one request for ``key``: ``0.0`` if allowed, else the seconds until one is."""
+        now = self._clock()
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= MAX_IDENTITIES:
+                self._forget_idle(now)
+            bucket = self._buckets[key] = _Bucket(self.burst, now)
+        bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.at) * self.rate)
+        bucket.at = now
+        if bucket.tokens >= 1.0:
+            bucket.tokens -= 1.0
+            return 0.0
+        return (1.0 - bucket.tokens) / self.rate
+
+    def _forget_idle(self, now: float) -> None:
+        refill = self.burst / self.rate
+        idle = [key for key, b in self._buckets.items() if now - b.at >= refill]
+        for key in idle or list(self._buckets)[: len(self._buckets) // 2]:
+            del self._buckets[key]
+
+
+def identity_key(scope: Scope) -> tuple[str, ...]:
+    """Whom a request counts against: the token's principal, else the peer address."""
+    user = scope.get("user")
+    if isinstance(user, AuthenticatedUser):
+        token = user.access_token
+        issuer = str((token.claims or {}).get("iss", ""))
+        return ("token", issuer, token.subject or "", token.client_id)
+    client = scope.get("client")
+    return ("address", str(client[0]) if client else "")
+
+
+class Limits:
+    """ASGI middleware: ``413`` for a body declared over ``max_body`` bytes, ``429`` once an
+    identity's bucket is empty; anything else goes on to ``app``."""
+
+    def __init__(self, app: ASGIApp, buckets: TokenBuckets, max_body: int) -> None:
+        self.app = app
+        self.buckets = buckets
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
+            message = f"request body too large: {int(declared)} bytes, at most {self.max_body}"
+            await _refuse(send, 413, TOO_LARGE, message)
+            return
+        wait = self.buckets.take(identity_key(scope))
+        if wait > 0.0:
+            seconds = max(1, math.ceil(wait))
+            message = (
+                f"rate limit: at most {round(self.buckets.rate * 60)} requests a minute per "
+                f"identity; retry in {seconds} s"
+            )
+            await _refuse(send, 429, RATE_LIMITED, message, [(b"retry-after", str(seconds).encode())])
+            return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(
+    send: Send, status: int, code: int, message: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,66 @@
+"""The ``search_ledger`` tool: the documents a task needs, ranked and explained (spec §10).
+
+The body asks the core (:func:`~ledger_context.search.result.search`) with the index the
+server keeps for the space; the audit log gets the query and each hit's path and SHA-256.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import anyio.to_thread
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field
+
+from ..model.document import KINDS
+from ..model.fields import clean_text
+from ..pack.build import ContextBuild
+from ..search.result import DEFAULT_LIMIT, MAX_LIMIT, SearchResult, search, search_text
+from .registry import Answer, ToolRegistry
+from .tools import RootsArg, build_for
+
+QueryArg = Annotated[Any, Field(json_schema_extra={"type": "string"})]
+KindArg = Annotated[Any, Field(json_schema_extra={"type": "string", "enum": list(KINDS)})]
+LimitArg = Annotated[
+    Any,
+    Field(
+        json_schema_extra={"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}
+    ),
+]
+
+
+def searched(build: ContextBuild, result: SearchResult) -> list[dict[str, str]]:
+    """Each hit's path and the SHA-256 of the bytes it was ranked from, for the audit log."""
+    documents = {document.path: document for document in build.ledger.documents}
+    return [{"path": hit.path, "sha256": documents[hit.path].sha256} for hit in result.hits]
+
+
+def register_search(tools: ToolRegistry) -> None:
+    """Register ``search_ledger``."""
+    ledgers = tools.ledgers
+
+    @tools.tool(
+        name="search_ledger",
+        title="Search",
+        # Short: the catalogue has a byte budget; the README and the output say the rest.
+        description="Ranked ledger documents for the task's words: path, matches, in_pack, excerpt.",
+        output=SearchResult,
+    )
+    async def search_ledger(
+        ctx: Context, roots: RootsArg, query: QueryArg, kind: KindArg = None, limit: LimitArg = DEFAULT_LIMIT
+    ) -> Answer:
+        build = await build_for(ledgers, roots)
+        index = ledgers.search_index(build.ledger.space)
+        result = await anyio.to_thread.run_sync(lambda: search(build, query, kind, limit, index))
+        answer = CallToolResult(
+            content=[TextContent(type="text", text=search_text(result))],
+            structured_content=result.model_dump(mode="json"),
+        )
+        arguments = {
+            "query": clean_text(query),
+            "kind": kind,
+            "limit": limit,
+            "hits": searched(build, result),
+        }
+        return Answer(answer, build, arguments)

@@ -1,0 +1,48 @@
+"""OAuth scopes to a data-class ceiling: what one identity may be served (team mode).
+
+A token scope ``ledger:<class>`` (``ledger:internal``) grants that class and every less
+strict one. The ceiling of a request is the strictest class the token's ``ledger:``
+scopes grant, never above the server's own ceiling; a token without a ``ledger:`` scope
+gets the server's ceiling. A ``ledger:`` scope naming no known class fails closed: the
+token is refused, rather than read as "no ceiling" or silently ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .classify import CLASSES, RANK, parse_ceiling
+from .errors import InvalidArgumentError
+
+SCOPE_PREFIX = "ledger:"
+"""Scopes with this prefix name a data class (``ledger:internal``); others are ignored."""
+
+SCOPES = tuple(SCOPE_PREFIX + name for name in CLASSES)
+"""Every scope that sets a ceiling, least strict first (published as ``scopes_supported``)."""
+
+
+def ceiling_of_scopes(scopes: Iterable[str], server_ceiling: str | None) -> str | None:
+    """The ceiling for a token holding ``scopes`` on a server whose ceiling is
+    ``server_ceiling`` (``None``: no ceiling).
+
+    Raises :class:`InvalidArgumentError` naming the allowed scopes for a ``ledger:`` scope
+    whose class is unknown (``ledger:secret``, ``ledger:``).
+    """
+    granted: str | None = None
+    for scope in scopes:
+        if not scope.startswith(SCOPE_PREFIX):
+            continue
+        try:
+            name = parse_ceiling(scope[len(SCOPE_PREFIX) :])
+        except InvalidArgumentError:
+            raise InvalidArgumentError(
+                f"unknown scope {scope[:40]!r}; the data-class scopes are {', '.join(SCOPES)}"
+            ) from None
+        assert name is not None  # parse_ceiling returns None only for None
+        if granted is None or RANK[name] > RANK[granted]:
+            granted = name
+    if granted is None:
+        return server_ceiling
+    if server_ceiling is not None and RANK[granted] > RANK[server_ceiling]:
+        return server_ceiling
+    return granted

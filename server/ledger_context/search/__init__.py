@@ -1,0 +1,1 @@
+"""Search: the ledger's accepted, unwithheld documents ranked for a query (spec §10)."""

@@ -1,0 +1,292 @@
+"""``search_ledger``: the ranked hits for a query, each explained, bounded (spec §10).
+
+:func:`search` is the one core function behind the CLI's ``search`` and the MCP tool. It
+searches only what the build accepted and its ceiling lets through (the rest is never
+indexed), ranks by BM25F (:mod:`.inverted`), then newest ``updated_at``, then path, and
+returns a :class:`SearchResult` whose text (:func:`search_text`) and compact JSON each
+stay within their byte bound.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..model.document import KINDS, Document
+from ..model.errors import InvalidArgumentError
+from ..model.fields import clean_text
+from ..pack.build import ContextBuild
+from .inverted import FIELDS, SCALE, SearchIndex
+from .terms import first_term_at, terms
+
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 50
+MAX_QUERY_CHARS = 4096
+MAX_QUERY_TERMS = 32
+"""Distinct terms a query may hold; a longer one is refused, never cut silently."""
+MAX_TEXT_BYTES = 24_000
+MAX_JSON_BYTES = 32_000
+"""Bounds of the text and of the compact JSON of one result: hits past them are left
+out and counted in ``omitted``."""
+TITLE_BYTES = 160
+EXCERPT_BYTES = 240
+VALUE_BYTES = 40
+QUERY_BYTES = 200
+_EXCERPT_BEFORE = 60
+"""Characters of context shown before the first match."""
+
+
+def _lean(schema: dict[str, Any]) -> None:
+    """Drop the description and each property's title from a model's schema: the tool
+    catalogue has a byte budget, and the field names say it all."""
+    schema.pop("description", None)
+    for value in schema.get("properties", {}).values():
+        value.pop("title", None)
+
+
+_LEAN = ConfigDict(json_schema_extra=_lean)
+
+
+class Matched(BaseModel):
+    """The query's terms found in each field of a document (normalised, query order)."""
+
+    model_config = _LEAN
+
+    title: list[str]
+    frontmatter: list[str]
+    body: list[str]
+
+
+class Hit(BaseModel):
+    """One ranked document: ``path`` is what ``read_document`` and ``explain_budget(path=…)``
+    take; ``title`` is cut to :data:`TITLE_BYTES`; ``updated_at`` is UTC or ``None``;
+    ``score`` the BM25F score rounded to 1e-9; ``in_pack`` whether the pack holds at least
+    a byte of it; ``excerpt`` the text around the first match (:data:`EXCERPT_BYTES`).
+    (Its schema carries no descriptions: the tool catalogue has a byte budget.)"""
+
+    model_config = _LEAN
+
+    rank: int
+    path: str
+    kind: str
+    title: str
+    status: str | None
+    updated_at: str | None
+    data_class: str | None
+    score: float
+    matched: Matched
+    in_pack: bool
+    excerpt: str | None
+
+
+class SearchResult(BaseModel):
+    """The answer to one search: the query cleaned and cut to :data:`QUERY_BYTES`, its
+    distinct terms, how many documents were searched and matched, the hits, and how many
+    were left out to stay within the byte bounds."""
+
+    model_config = _LEAN
+
+    query: str
+    terms: list[str]
+    kind: str | None
+    limit: int
+    searched: int
+    matching: int
+    hits: list[Hit]
+    omitted: int
+
+
+def query_terms(query: Any) -> list[str]:
+    """The distinct terms of ``query``, in the order they first appear; raises
+    :class:`~ledger_context.model.errors.InvalidArgumentError` for a bad query."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidArgumentError("query is empty: give one or more words to search for")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidArgumentError(
+            f"query is {len(query)} characters long; at most {MAX_QUERY_CHARS} are allowed"
+        )
+    found = list(dict.fromkeys(terms(query)))
+    if not found:
+        raise InvalidArgumentError(
+            "query has no searchable term: use words of letters or digits (punctuation, "
+            "symbols and control characters only separate words)"
+        )
+    if len(found) > MAX_QUERY_TERMS:
+        raise InvalidArgumentError(
+            f"query has {len(found)} distinct terms; at most {MAX_QUERY_TERMS} are allowed"
+        )
+    return found
+
+
+def check_search_arguments(kind: Any, limit: Any) -> None:
+    """Raise for a kind outside :data:`KINDS` (or ``None``) or a limit outside 1–50."""
+    if kind is not None and kind not in KINDS:
+        raise InvalidArgumentError(
+            f"unknown kind {clean_text(str(kind))[:40]!r}: use one of {', '.join(KINDS)}"
+        )
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidArgumentError(
+            f"limit must be a whole number from 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT})"
+        )
+
+
+def in_scope(build: ContextBuild) -> tuple[Document, ...]:
+    """The documents search sees: those the build accepted that its ceiling lets through."""
+    memo = build._memo
+    scope: tuple[Document, ...] | None = memo.get("search_scope")
+    if scope is None:
+        scope = tuple(d for d in build.ledger.documents if not build.withholds(d.data_class))
+        memo["search_scope"] = scope
+    return scope
+
+
+def search(
+    build: ContextBuild,
+    query: Any,
+    kind: Any = None,
+    limit: Any = DEFAULT_LIMIT,
+    index: SearchIndex | None = None,
+) -> SearchResult:
+    """The hits of ``query`` in ``build`` (spec §10), using ``index`` (brought up to
+    date with the build; a fresh one when ``None``)."""
+    wanted = query_terms(query)
+    check_search_arguments(kind, limit)
+    index = index if index is not None else SearchIndex()
+    scope = in_scope(build)
+    with index.lock:
+        index.sync(scope, scope)
+        scores = index.scores(wanted)
+        documents = index.documents
+        matching = [path for path in scores if kind is None or documents[path].kind == kind]
+        # The first ``limit`` in the order, without sorting every match: O(n log limit).
+        ranked = heapq.nsmallest(limit, matching, key=lambda path: _order(scores[path], documents[path]))
+        in_pack = {o.block.document.path for o in build.budgeted.blocks if o.kept_bytes > 0}
+        hits = [
+            _hit(rank, documents[path], scores[path], wanted, index, path in in_pack)
+            for rank, path in enumerate(ranked, start=1)
+        ]
+    result = SearchResult(
+        query=_cut(clean_text(query), QUERY_BYTES),
+        terms=wanted,
+        kind=kind,
+        limit=limit,
+        searched=len(scope),
+        matching=len(matching),
+        hits=hits,
+        omitted=0,
+    )
+    return _bounded(result)
+
+
+PROMPT_HITS = 5
+"""How many hits the ``start-task`` prompt adds after the pack."""
+
+
+def task_search(build: ContextBuild, task: str, index: SearchIndex | None = None) -> SearchResult | None:
+    """The top :data:`PROMPT_HITS` hits for a task written in words, ``None`` when the
+    task holds no searchable term. A long task is searched by its first
+    :data:`MAX_QUERY_TERMS` distinct terms, never refused."""
+    wanted = list(dict.fromkeys(terms(task[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
+    if not wanted:
+        return None
+    return search(build, " ".join(wanted), None, PROMPT_HITS, index)
+
+
+def _order(score: int, document: Document) -> tuple[int, int, int, str]:
+    """Higher score first; then dated before undated, newest first; then path."""
+    updated = document.updated
+    return (-score, 0 if updated else 1, -updated.key if updated else 0, document.path)
+
+
+def _hit(
+    rank: int, document: Document, score: int, wanted: list[str], index: SearchIndex, in_pack: bool
+) -> Hit:
+    found = [[t for t in wanted if index.counts(t, document.path)[field]] for field in range(len(FIELDS))]
+    return Hit(
+        rank=rank,
+        path=document.path,
+        kind=document.kind,
+        title=_cut(document.title, TITLE_BYTES),
+        status=_cut(clean_text(document.status), VALUE_BYTES) if document.status is not None else None,
+        updated_at=document.updated.iso if document.updated else None,
+        data_class=document.data_class,
+        score=score / SCALE,
+        matched=Matched(title=found[0], frontmatter=found[1], body=found[2]),
+        in_pack=in_pack,
+        excerpt=_excerpt(document, found),
+    )
+
+
+def _excerpt(document: Document, found: list[list[str]]) -> str | None:
+    """The text around the first match in the body (else the frontmatter), cleaned and
+    cut to :data:`EXCERPT_BYTES` bytes between code points; looked for only in a field
+    the postings say holds a term, so the scan ends at a match."""
+    for text, field_terms in ((document.body, found[2]), (document.frontmatter or "", found[1])):
+        if not field_terms:
+            continue
+        at = first_term_at(text, frozenset(field_terms))
+        if at is None:
+            continue
+        start = max(0, at - _EXCERPT_BEFORE)
+        window = clean_text(text[start : at + EXCERPT_BYTES])
+        return _cut(("…" if start else "") + window, EXCERPT_BYTES)
+    return None
+
+
+def _cut(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` within ``limit`` UTF-8 bytes, whole code points."""
+    data = text.encode("utf-8", "replace")
+    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
+
+
+def search_json(result: SearchResult) -> str:
+    """The result as compact JSON, keys in model order."""
+    return json.dumps(result.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+
+
+def _bounded(result: SearchResult) -> SearchResult:
+    """``result`` with its last hits left out until its text and JSON fit their bounds."""
+    while result.hits and (
+        len(search_text(result).encode("utf-8")) > MAX_TEXT_BYTES
+        or len(search_json(result).encode("utf-8")) > MAX_JSON_BYTES
+    ):
+        result = result.model_copy(update={"hits": result.hits[:-1], "omitted": result.omitted + 1})
+    return result
+
+
+def search_text(result: SearchResult) -> str:
+    """The result for people and agents: one header line, then each hit in a few lines."""
+    scope = f"kind {result.kind}, " if result.kind else ""
+    lines = [
+        f"search {result.query!r}: {len(result.hits)} of {result.matching} matching documents "
+        f"({scope}{result.searched} searched; BM25F, then newest, then path)"
+    ]
+    for hit in result.hits:
+        facts = [
+            hit.kind,
+            hit.status or "no status",
+            hit.updated_at or "undated",
+            hit.data_class or "no class",
+        ]
+        if hit.in_pack:
+            facts.append("in the pack")
+        lines.append(f"{hit.rank}. {hit.path} [{', '.join(facts)}] score {hit.score:.3f}")
+        lines.append(f"   {hit.title}")
+        matched = "; ".join(
+            f"{name} {', '.join(found)}"
+            for name, found in zip(
+                FIELDS, (hit.matched.title, hit.matched.frontmatter, hit.matched.body), strict=True
+            )
+            if found
+        )
+        lines.append(f"   matched: {matched}")
+        if hit.excerpt:
+            lines.append(f"   {hit.excerpt}")
+    if result.omitted:
+        lines.append(
+            f"({result.omitted} more hits left out to stay under {MAX_TEXT_BYTES} bytes: lower limit)"
+        )
+    return "\n".join(lines) + "\n"

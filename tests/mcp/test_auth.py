@@ -1,0 +1,124 @@
+"""JWT access tokens: accepted only when signed by the issuer's key, for this server, by
+this issuer, unexpired, with known class scopes; the identity carries the ceiling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+
+from conftest import Issuer
+from ledger_context.mcp.auth import AuthOptions, JwtVerifier, check_auth_options, identity_of
+from ledger_context.mcp.ledgers import Identity
+from ledger_context.model.errors import InvalidArgumentError
+
+pytestmark = pytest.mark.anyio
+
+RESOURCE = "https://ledger.example.test/mcp"
+
+
+@pytest.fixture
+def issuer(tmp_path: Path) -> Issuer:
+    return Issuer(tmp_path)
+
+
+def verifier(issuer: Issuer, ceiling: str | None = None) -> JwtVerifier:
+    return JwtVerifier(AuthOptions(Issuer.URL, str(issuer.jwks_path), RESOURCE), ceiling)
+
+
+async def test_a_valid_token_gives_its_subject_client_and_scopes(issuer: Issuer) -> None:
+    token = issuer.token(RESOURCE, "openid ledger:internal")
+    access = await verifier(issuer).verify_token(token)
+    assert access is not None
+    assert (access.subject, access.client_id, access.scopes) == (
+        "alice@example.test",
+        "test-client",
+        ["openid", "ledger:internal"],
+    )
+    assert access.resource == RESOURCE
+
+
+async def test_an_audience_list_naming_this_server_is_accepted(issuer: Issuer) -> None:
+    token = issuer.token(["https://other.example.test/", RESOURCE])  # type: ignore[arg-type]
+    assert await verifier(issuer).verify_token(token) is not None
+
+
+async def test_scp_lists_are_read_as_scopes(issuer: Issuer) -> None:
+    token = issuer.token(RESOURCE, scope=None, scp=["ledger:public"])  # type: ignore[arg-type]
+    access = await verifier(issuer).verify_token(token)
+    assert access is not None and access.scopes == ["ledger:public"]
+
+
+def _forged(issuer: Issuer, tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "other").mkdir()
+    other = Issuer(tmp_path / "other", kid=issuer.kid)  # same key id, another key
+    public_pem = issuer.key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    claims = {"iss": Issuer.URL, "aud": RESOURCE, "sub": "mallory", "exp": 4_102_444_800}
+    return {
+        "other audience": issuer.token("https://other.example.test/mcp"),
+        "expired": issuer.token(RESOURCE, lifetime=-120),
+        "unsigned": jwt.encode(claims, None, algorithm="none"),
+        "other key": other.token(RESOURCE),
+        "public key as HMAC secret": _hmac_with(public_pem, claims, issuer.kid),
+        "other issuer": issuer.token(RESOURCE, iss="https://evil.example.test/"),
+        "no expiry": jwt.encode(
+            {k: v for k, v in claims.items() if k != "exp"}, issuer.key, "RS256", {"kid": issuer.kid}
+        ),
+        "unknown key id": jwt.encode(claims, issuer.key, "RS256", {"kid": "nope"}),
+        "misspelt class scope": issuer.token(RESOURCE, "ledger:secret"),
+        "scope of another type": issuer.token(RESOURCE, scope=7),  # type: ignore[arg-type]
+        "garbage": "a.b.c",
+    }
+
+
+def _hmac_with(secret: bytes, claims: dict[str, object], kid: str) -> str:
+    import base64
+    import hashlib
+    import hmac
+    import json
+
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    head = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": kid}).encode())
+    body = b64(json.dumps(claims).encode())
+    signature = hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest()
+    return f"{head}.{body}.{b64(signature)}"
+
+
+async def test_every_forged_or_foreign_token_is_refused(issuer: Issuer, tmp_path: Path) -> None:
+    check = verifier(issuer)
+    accepted = {why: await check.verify_token(token) for why, token in _forged(issuer, tmp_path).items()}
+    assert {why: access for why, access in accepted.items() if access is not None} == {}
+
+
+def test_a_jwks_url_must_be_https_except_on_loopback(tmp_path: Path) -> None:
+    with pytest.raises(InvalidArgumentError, match="https:// URL"):
+        check_auth_options(Issuer.URL, "http://keys.example.test/jwks.json", RESOURCE)
+    assert check_auth_options(Issuer.URL, "http://127.0.0.1:9/jwks.json", RESOURCE).jwks.startswith("http://")
+    with pytest.raises(InvalidArgumentError, match="no JWKS file"):
+        check_auth_options(Issuer.URL, str(tmp_path / "missing.json"), RESOURCE)
+    with pytest.raises(InvalidArgumentError, match="--public-url must be an http"):
+        check_auth_options(Issuer.URL, str(tmp_path), "ledger.example.test")
+
+
+def test_an_unreadable_jwks_file_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "jwks.json"
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(InvalidArgumentError, match="cannot read the JWKS"):
+        JwtVerifier(AuthOptions(Issuer.URL, str(bad), RESOURCE), None)
+
+
+async def test_the_identity_carries_the_ceiling_capped_by_the_server(issuer: Issuer) -> None:
+    access = await verifier(issuer).verify_token(issuer.token(RESOURCE, "ledger:restricted"))
+    assert access is not None
+    request = SimpleNamespace(scope={"user": AuthenticatedUser(access)})
+    assert identity_of(request, "confidential") == Identity(
+        "alice@example.test", "test-client", "confidential"
+    )
+    assert identity_of(SimpleNamespace(scope={}), "confidential") is None
+    assert identity_of(None, None) is None

@@ -1,0 +1,60 @@
+"""The index: per-document postings, statistics over the documents given, BM25F, updates."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+from conftest import doc, write_ledger
+from ledger_context.pack.build import build_context
+from ledger_context.search.inverted import K1, SCALE, WEIGHTS, B, SearchIndex, postings_of
+
+
+def _documents(tmp_path: Path):
+    space = write_ledger(
+        tmp_path,
+        {
+            "decisions/a.md": doc(title="Use JWT", status="accepted") + "jwt jwt rotation\n",
+            "findings/b.md": doc(title="Latency", status="current") + "jwt once\n",
+            "findings/c.md": doc(title="Other", status="draft") + "nothing here\n",
+        },
+    )
+    return build_context(space).ledger.documents
+
+
+def test_postings_count_each_term_per_field(tmp_path: Path) -> None:
+    a = next(d for d in _documents(tmp_path) if d.path.endswith("a.md"))
+    postings = postings_of(a)
+    assert postings.counts["jwt"] == (1, 1, 2)  # title, the frontmatter's title line, body
+    # "use jwt"; "title: Use JWT / status: accepted"; "Body text. / jwt jwt rotation"
+    assert postings.lengths == (2, 5, 5)
+
+
+def test_a_score_is_bm25f_worked_out_by_hand(tmp_path: Path) -> None:
+    documents = _documents(tmp_path)
+    index = SearchIndex()
+    index.sync(documents, None)
+    b = next(d for d in documents if d.path.endswith("b.md"))
+    lengths = [postings_of(d).lengths for d in documents]
+    averages = [sum(length[i] for length in lengths) / 3 for i in range(3)]
+    counts = postings_of(b).counts["jwt"]
+    own = postings_of(b).lengths
+    tf = sum(WEIGHTS[i] * counts[i] / (1 - B + B * own[i] / averages[i]) for i in range(3) if counts[i])
+    idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
+    assert index.scores(["jwt"])[b.path] == round(idf * tf / (K1 + tf) * SCALE)
+    assert set(index.scores(["jwt"])) == {d.path for d in documents if "jwt" in postings_of(d).counts}
+
+
+def test_an_updated_index_equals_one_built_from_scratch(tmp_path: Path) -> None:
+    documents = _documents(tmp_path)
+    changed = replace(documents[0], sha256="0" * 64, body="rotation only", title="Renamed")
+    index = SearchIndex()
+    index.sync(documents, None)
+    index.sync((changed, *documents[1:]), None)
+    index.sync((changed, *documents[1:2]), None)
+    fresh = SearchIndex()
+    fresh.sync((documents[1], changed), None)
+    for query in (["jwt"], ["rotation"], ["renamed", "latency"], ["other"]):
+        assert index.scores(query) == fresh.scores(query)
+    assert set(index.documents) == {changed.path, documents[1].path}

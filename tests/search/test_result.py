@@ -1,0 +1,161 @@
+"""search(): ranked, explained, bounded hits; clear errors; hostile queries bounded."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import doc, write_ledger
+from ledger_context.model.errors import InvalidArgumentError
+from ledger_context.pack.build import build_context
+from ledger_context.search.inverted import SearchIndex
+from ledger_context.search.result import (
+    EXCERPT_BYTES,
+    MAX_JSON_BYTES,
+    MAX_LIMIT,
+    MAX_TEXT_BYTES,
+    TITLE_BYTES,
+    search,
+    search_json,
+    search_text,
+    task_search,
+)
+
+
+def _space(tmp_path: Path) -> Path:
+    return write_ledger(
+        tmp_path,
+        {
+            "decisions/0007-use-jwt.md": doc(
+                title="Use JWT for webhooks", status="accepted", updated_at="2026-03-01"
+            )
+            + "We sign webhooks with JWT.\n",
+            "decisions/0008-old-jwt.md": doc(
+                title="Use JWT for webhooks", status="superseded", updated_at="2026-01-01"
+            )
+            + "We sign webhooks with JWT.\n",
+            "findings/latency.md": doc(title="Latency budget", status="current", updated_at="2026-02-01")
+            + "The router adds 40 ms; JWT checks are cheap.\n",
+            "experiments/run-1.md": doc(status="done", updated_at="2026-02-02")
+            + "# Router sweep\nno tokens here\n",
+            "findings/secret.md": doc(title="JWT secret", status="current", data_class="restricted")
+            + "JWT key\n",
+        },
+    )
+
+
+def test_equal_scores_go_newest_first_then_by_path(tmp_path: Path) -> None:
+    result = search(build_context(_space(tmp_path)), "use jwt webhooks")
+    paths = [hit.path for hit in result.hits]
+    assert paths[:2] == [".ledger/decisions/0007-use-jwt.md", ".ledger/decisions/0008-old-jwt.md"]
+    assert result.hits[0].score == result.hits[1].score
+    assert [hit.rank for hit in result.hits] == list(range(1, len(paths) + 1))
+
+
+def test_a_hit_says_what_it_matched_where_and_whether_the_pack_holds_it(tmp_path: Path) -> None:
+    result = search(build_context(_space(tmp_path)), "router sweep")
+    experiment = next(hit for hit in result.hits if hit.kind == "experiment")
+    assert experiment.title == "Router sweep"  # an experiment's title, though its block shows none
+    assert (experiment.matched.title, experiment.matched.body) == (["router", "sweep"], ["router", "sweep"])
+    assert experiment.in_pack is True and experiment.excerpt == "Body text. # Router sweep no tokens here"
+    old = search(build_context(_space(tmp_path)), "jwt", kind="decision").hits
+    assert [(hit.path.rsplit("/", 1)[1], hit.in_pack) for hit in old] == [
+        ("0007-use-jwt.md", True),
+        ("0008-old-jwt.md", False),
+    ]
+
+
+def test_under_a_ceiling_a_withheld_document_is_neither_found_nor_counted(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    open_result = search(build_context(space), "secret key")
+    assert [hit.path for hit in open_result.hits] == [".ledger/findings/secret.md"]
+    closed = search(build_context(space, max_data_class="internal"), "jwt secret key")
+    assert ".ledger/findings/secret.md" not in search_json(closed)
+    assert (closed.searched, open_result.searched) == (4, 5)
+    assert "key" not in json.dumps([hit.matched.model_dump() for hit in closed.hits])
+
+
+@pytest.mark.parametrize(
+    ("query", "kind", "limit", "message"),
+    [
+        ("", None, 10, "query is empty"),
+        ("  !! ", None, 10, "no searchable term"),
+        ("x" * 5000, None, 10, "at most 4096"),
+        (" ".join(f"w{i}" for i in range(40)), None, 10, "40 distinct terms; at most 32"),
+        ("jwt", "decisions", 10, "use one of agents, harness, eval, finding, decision, experiment"),
+        ("jwt", None, 0, "from 1 to 50"),
+        ("jwt", None, 51, "from 1 to 50"),
+        ("jwt", None, True, "from 1 to 50"),
+        ("jwt", None, "3", "from 1 to 50"),
+    ],
+)
+def test_bad_arguments_are_clear_errors(
+    tmp_path: Path, query: str, kind: str | None, limit: object, message: str
+) -> None:
+    with pytest.raises(InvalidArgumentError, match=message):
+        search(build_context(_space(tmp_path)), query, kind, limit)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "jwt " * 25_000,  # 100 KB
+        " ".join(["jwt"] * 10_000),
+        "jwt\x00\x1b[31m\u2028router",
+        "jwt \ud800 router \udfff",
+    ],
+)
+def test_hostile_queries_end_quickly_with_an_error_or_a_clean_result(tmp_path: Path, query: str) -> None:
+    build = build_context(_space(tmp_path))
+    started = time.perf_counter()
+    try:
+        result = search(build, query)
+    except InvalidArgumentError as exc:
+        assert "query" in str(exc)
+    else:
+        search_json(result).encode("utf-8")  # no lone surrogate reaches the output
+        assert result.hits and result.terms[0] == "jwt"
+    assert time.perf_counter() - started < 5
+
+
+def test_the_worst_case_result_stays_within_its_byte_bounds(tmp_path: Path) -> None:
+    words = [f"wörd{i}" + "é" * 50 for i in range(32)]  # 32 terms of 56 characters, 2-byte letters
+    query = " ".join(words)
+    long_title = "𝔗" * 2000
+    files = {
+        f"findings/{'d' * 200}/{'n' * 180}-{i:02d}.md": doc(title=long_title, status="current")
+        + " ".join(words)
+        + " 𝔗" * 5000
+        + "\n"
+        for i in range(60)
+    }
+    build = build_context(write_ledger(tmp_path, files))
+    result = search(build, query, limit=MAX_LIMIT)
+    assert len(search_text(result).encode("utf-8")) <= MAX_TEXT_BYTES
+    assert len(search_json(result).encode("utf-8")) <= MAX_JSON_BYTES
+    assert result.omitted > 0 and len(result.hits) + result.omitted == MAX_LIMIT
+    assert all(
+        len(h.title.encode()) <= TITLE_BYTES and len((h.excerpt or "").encode()) <= EXCERPT_BYTES
+        for h in result.hits
+    )
+
+
+def test_a_warm_index_gives_the_same_bytes_as_a_cold_one(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    index = SearchIndex()
+    search(build_context(space), "router", index=index)
+    (space / ".ledger" / "findings" / "latency.md").write_text(
+        doc(title="Router latency") + "router router\n"
+    )
+    build = build_context(space)
+    assert search_json(search(build, "router jwt", index=index)) == search_json(search(build, "router jwt"))
+
+
+def test_the_task_search_takes_the_first_distinct_terms_of_any_task(tmp_path: Path) -> None:
+    build = build_context(_space(tmp_path))
+    found = task_search(build, "Fix the router sweep " + " ".join(f"w{i}" for i in range(100)))
+    assert found is not None and found.hits[0].kind == "experiment" and len(found.terms) == 32
+    assert task_search(build, "!!!") is None
