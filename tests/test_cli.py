@@ -239,7 +239,8 @@ def _run_module(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
 def test_a_space_path_that_is_not_utf8_is_escaped_everywhere(tmp_path: Path) -> None:
     space = Path(os.fsdecode(os.fsencode(tmp_path) + b"/sp\xffce"))
     write_ledger(space, {"agents.md": "hi\n"})
-    assert explain(build_context(space)).space.endswith("/sp\\xffce")
+    shown = explain(build_context(space)).space
+    assert shown.startswith('"/') and shown.endswith('/sp\\xffce"')
     for args in (["explain"], ["explain", "--json"], ["check"], ["check", "--json"]):
         result = _run_module(*args, "--space", os.fsdecode(os.fsencode(space)))
         assert result.returncode == 0, result.stderr
@@ -257,7 +258,7 @@ def test_serve_refuses_a_missing_space_whose_path_is_not_utf8(tmp_path: Path) ->
         check=False,
     )
     assert result.returncode == 2 and result.stdout == b""
-    assert b"gone\\xe9 does not exist" in result.stderr
+    assert b'gone\\xe9" does not exist' in result.stderr
 
 
 # Regression: a bug found by trying to break the product.

@@ -92,9 +92,41 @@ def test_a_skipped_document_gives_its_problems(ledger: Ledger) -> None:
     _fits(a)
     assert a.outcome == "skipped" and a.kind is None
     assert a.reason == (
-        "skipped: error 3:1: YAML does not parse: while parsing a flow node, did not find expected node "
-        "content (fix the YAML there; quote a value that holds ': ' or starts with a special character); skipped"
+        "skipped: error at line 3, column 1: YAML does not parse: while parsing a flow node, did not find "
+        "expected node content (fix the YAML there; quote a value that holds ': ' or starts with a special "
+        "character)"
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (
+            "no frontmatter\n",
+            "skipped: error: no YAML frontmatter: the file must start with a --- line",
+        ),
+        (
+            b"---\nstatus: current\n---\n\xff\n",
+            "skipped: error: not valid UTF-8 (first bad byte at offset 24) (save as UTF-8)",
+        ),
+        (
+            "+++\ntitle = 'x'\n+++\n",
+            "skipped: error at line 1, column 1: TOML frontmatter is not read: convert it to YAML between --- lines",
+        ),
+        (
+            "---\nstatus: current\n",
+            "skipped: error at line 1: frontmatter is not closed: add a closing --- line",
+        ),
+    ],
+    ids=["no-frontmatter", "not-utf8", "toml", "unclosed"],
+)
+def test_a_skipped_document_reads_cleanly_for_every_fault(
+    ledger: Ledger, content: str | bytes, reason: str
+) -> None:
+    space = ledger({"findings/broken.md": content})
+    a = explain_path(build_context(space), ".ledger/findings/broken.md")
+    assert (a.outcome, a.reason) == ("skipped", reason)
+    assert path_text(a) == f".ledger/findings/broken.md\n{reason}\n"
 
 
 def test_a_path_not_in_the_ledger_names_the_nearest_paths() -> None:

@@ -33,7 +33,7 @@ def test_repeats_past_the_limit_are_summed_up_counting_the_selected_ones() -> No
     lines = text.splitlines()
     assert len(lines) == SUMMARY_AFTER + 2
     assert lines[-2] == (
-        "warning 23 documents undated, 2 of them selected: add updated_at "
+        "warning 23 documents, 2 of them selected: undated: add updated_at "
         "(20 listed above; check --json lists every one)"
     )
     assert lines[-1] == "0 errors, 23 warnings, 0 info"

@@ -139,11 +139,40 @@ def test_field_faults_carry_the_line_and_column_of_their_key(
     assert (found_line, column) == (line, 1)
 
 
-def test_a_simple_key_error_points_at_the_key_line(ledger: Ledger) -> None:
+KEYLESS = (
+    "YAML does not parse: this line holds text but no key; write it as key: value "
+    "(e.g. description: and the text), or indent it to continue the value above; skipped"
+)
+
+
+def test_a_line_without_a_key_is_named_with_advice_that_fits_it(ledger: Ledger) -> None:
     space = ledger({"decisions/d.md": "---\nstatus: accepted\nnot a key\nupdated_at: 2026-01-01\n---\n"})
-    ((severity, line, column, message),) = at(space, D + "d.md")
-    assert (severity, line, column) == ("error", 3, 1)
-    assert "simple key" in message
+    assert at(space, D + "d.md") == [("error", 3, 1, KEYLESS)]
+
+
+def test_a_bare_sentence_on_the_first_line_is_named_not_the_key_below_it(ledger: Ledger) -> None:
+    # Issue 29: a page whose description: is missing; YAML reads the sentence and the
+    # next line as one key and faults a line low, at its ':'.
+    space = ledger(
+        {"decisions/d.md": "---\nThis page explains the thing.\ntitle: A page\nstatus: accepted\n---\n"}
+    )
+    assert at(space, D + "d.md") == [("error", 2, 1, KEYLESS)]
+
+
+def test_a_sentence_over_two_lines_is_named_at_its_first(ledger: Ledger) -> None:
+    space = ledger(
+        {"decisions/d.md": "---\ntitle: A\nThis page explains\nthe thing.\nstatus: accepted\n---\n"}
+    )
+    assert at(space, D + "d.md") == [("error", 3, 1, KEYLESS)]
+
+
+def test_a_colon_inside_a_value_keeps_the_quoting_advice(ledger: Ledger) -> None:
+    space = ledger({"decisions/d.md": "---\ntitle: a: b\nstatus: accepted\n---\n"})
+    ((severity, line, _, message),) = at(space, D + "d.md")
+    assert (severity, line) == ("error", 2)
+    assert message.endswith(
+        "(fix the YAML there; quote a value that holds ': ' or starts with a special character); skipped"
+    )
 
 
 def test_a_tab_error_has_a_tab_hint(ledger: Ledger) -> None:
@@ -176,22 +205,139 @@ def test_experiments_need_no_status(ledger: Ledger) -> None:
 def test_repeated_warnings_are_summarised_after_the_first_20_in_text_and_kept_in_json(
     ledger: Ledger, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    files: Files = {f"decisions/d{i:02}.md": "---\nstatus: draft\n---\n" for i in range(23)}
-    files["decisions/s.md"] = "---\nstatus: accepted\n---\n"
+    files: Files = {f"decisions/d{i:02}.md": "---\nstatus: accepted\n---\n" for i in range(23)}
+    files["decisions/s.md"] = "---\nstatus: accepted\nupdated_at: 02/10/2026\n---\n"
     space = ledger(files)
     assert main(["check", "--space", str(space)]) == 1
     text = capsys.readouterr().out
     undated = [line for line in text.splitlines() if line.startswith("warning") and "undated" in line]
-    assert len(undated) == SUMMARY_AFTER + 1
+    assert len(undated) == SUMMARY_AFTER + 2
+    assert undated[-2] == (
+        "warning .ledger/decisions/s.md:3:1: undated: updated_at looks like MM/DD/YYYY, not an ISO 8601 date "
+        "or timestamp; write it as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (e.g. 2026-08-11 or 2026-08-11T10:00:00Z); "
+        "until then it is ordered after every dated document"
+    )
     assert undated[-1] == (
-        "warning 24 documents undated, 1 of them selected: updated_at is missing or not an ISO 8601 date "
-        "or timestamp (e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document "
-        "(20 listed above; check --json lists every one)"
+        "warning 23 documents, 23 of them selected: undated: updated_at is missing; add an ISO 8601 date or "
+        "timestamp (e.g. 2026-08-11 or 2026-08-11T10:00:00Z); until then it is ordered after every dated "
+        "document (20 listed above; check --json lists every one)"
     )
     assert main(["check", "--json", "--space", str(space)]) == 1
     assert (
         len([p for p in json.loads(capsys.readouterr().out)["problems"] if "undated" in p["message"]]) == 24
     )
+
+
+def test_a_summary_repeats_the_message_whole(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 29: the count was inserted at the message's first ": " ("add status, 0 of them
+    # selected: current to put it in the pack").
+    space = ledger({f"findings/f{i:02}.md": "---\nupdated_at: 2026-01-01\n---\n" for i in range(21)})
+    assert main(["check", "--space", str(space)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2] == (
+        "warning 21 documents, 0 of them selected: status is missing, so the document is never selected; "
+        "add status: current to put it in the pack (20 listed above; check --json lists every one)"
+    )
+    assert lines[-1].startswith("0 errors, 21 warnings, ")
+
+
+MISSING = "undated: updated_at is missing; add an ISO 8601 date or timestamp (e.g. 2026-08-11 or 2026-08-11T10:00:00Z)"
+ORDERED = "; until then it is ordered after every dated document"
+
+
+def _shaped(shape: str) -> str:
+    return (
+        f"undated: updated_at looks like {shape}, not an ISO 8601 date or timestamp; write it as YYYY-MM-DD "
+        "or YYYY-MM-DDTHH:MM:SSZ (e.g. 2026-08-11 or 2026-08-11T10:00:00Z)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("folder", "frontmatter", "line", "message"),
+    [
+        ("findings", "status: current", None, MISSING + ORDERED),
+        ("findings", "status: draft", None, MISSING),
+        ("findings", "status: draft\nupdated_at: ~", 3, MISSING),
+        ("decisions", "status: accepted\nupdated_at: 02/10/2026", 3, _shaped("MM/DD/YYYY") + ORDERED),
+        ("decisions", "status: proposed\nupdated_at: 10.02.2026", 3, _shaped("DD.MM.YYYY")),
+        ("findings", "status: current\nupdated_at: [2026]", 3, _shaped("a list or mapping") + ORDERED),
+        (
+            "experiments",
+            "updated_at: Feb 10, 2026",
+            2,
+            _shaped("a date written with a month name (e.g. Aug 11, 2026)") + ORDERED,
+        ),
+        ("experiments", "status: done", None, MISSING + ORDERED),
+    ],
+    ids=[
+        "missing-selected",
+        "missing-unselected",
+        "null",
+        "us-date",
+        "dotted-date",
+        "list",
+        "month-name",
+        "experiment",
+    ],
+)
+def test_an_undated_warning_says_which_case_and_orders_only_what_is_selected(
+    ledger: Ledger, folder: str, frontmatter: str, line: int | None, message: str
+) -> None:
+    space = ledger({f"{folder}/x.md": f"---\n{frontmatter}\n---\n"})
+    assert at(space, f".ledger/{folder}/x.md") == [("warning", line, 1 if line else None, message)]
+
+
+TOML = "TOML frontmatter is not read: convert it to YAML between --- lines"
+JSON = "JSON frontmatter is not read: convert it to YAML between --- lines"
+
+
+@pytest.mark.parametrize("folder", ["harnesses", "evals", "findings", "decisions", "experiments"])
+@pytest.mark.parametrize(
+    ("content", "line", "message"),
+    [("+++\ntitle = 'x'\n+++\nBody\n", 1, TOML), ('\n{"title": "x"}\nBody\n', 2, JSON)],
+    ids=["toml", "json"],
+)
+def test_toml_and_json_openings_get_their_own_message_in_every_kind(
+    ledger: Ledger, folder: str, content: str, line: int, message: str
+) -> None:
+    space = ledger({f"{folder}/x.md": content})
+    assert at(space, f".ledger/{folder}/x.md") == [("error", line, 1, message + "; skipped")]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"), [("+++\nx = 1\n+++\n", TOML), ("{}\n", JSON)], ids=["toml", "json"]
+)
+def test_toml_and_json_openings_of_agents_md_get_the_same_message(
+    ledger: Ledger, content: str, message: str
+) -> None:
+    space = ledger({"agents.md": content})
+    assert at(space, ".ledger/agents.md") == [
+        (
+            "warning",
+            1,
+            1,
+            f"{message}; included as text; its data class is unknown, treated as stricter than restricted "
+            "(withheld under any ceiling)",
+        )
+    ]
+
+
+def test_a_control_character_in_a_path_is_quoted_the_same_in_text_and_json(
+    ledger: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 29: written as \x08 it could not be told from a file named with a backslash.
+    space = ledger({"findings/a\bb.md": "---\nstatus: current\n---\n", "findings/a\\x08b.md": "---\n---\n"})
+    shown = '".ledger/findings/a\\u0008b.md"'
+    assert main(["check", "--space", str(space)]) == 2
+    out = capsys.readouterr().out
+    assert (
+        f"error   {shown}: its name holds a control character or line separator; skipped (rename the file)"
+        in out
+    )
+    assert "warning .ledger/findings/a\\x08b.md: " in out
+    assert main(["check", "--json", "--space", str(space)]) == 2
+    paths = [p["path"] for p in json.loads(capsys.readouterr().out)["problems"]]
+    assert shown in paths and ".ledger/findings/a\\x08b.md" in paths
 
 
 # --------------------------------------------------------------------------- check: one file of each broken kind (hostile input)
@@ -246,7 +392,7 @@ def test_check_lists_every_broken_file_and_exits_2(tmp_path, capsys):
     expected = [".ledger/" + k for k in BROKEN_FILES if isinstance(k, str) and "\n" not in k] + special
     for path in expected:
         assert path in reported, path
-    escaped = [p for p in reported if p.startswith(H + "bad-name-")]
+    escaped = [p for p in reported if p.startswith('"' + H + "bad-name-")]
     assert len(escaped) == 2
     for path in reported:
         assert_clean_text(path)

@@ -6,6 +6,7 @@ import contextlib
 import subprocess
 import sys
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -31,7 +32,9 @@ from ledger_context.reader.frontmatter import (
     FrontmatterError,
     _unquote_document,
     decode_text,
+    libyaml_available,
     load_mapping,
+    load_with_yaml,
     split_frontmatter,
 )
 
@@ -676,3 +679,14 @@ def test_the_yaml_switches_are_read_from_the_mapping_the_edge_passes() -> None:
         "LEDGER_CONTEXT_YAML is not one of libyaml, python; libyaml is used where available",
     )
     assert YamlOptions(pure_python=True).full_loader() == "python"
+
+
+@pytest.mark.parametrize("loader", ["libyaml", "python"])
+def test_a_line_holding_text_but_no_key_is_named(loader: Literal["libyaml", "python"]) -> None:
+    if loader == "libyaml" and not libyaml_available():
+        pytest.skip("libyaml is missing")
+    for text, line in (("Bare sentence.\ntitle: x", 1), ("title: x\nBare sentence.\nb: y", 2)):
+        with pytest.raises(FrontmatterError) as raised:
+            load_with_yaml(text, loader)
+        assert (raised.value.line, raised.value.column) == (line, 1)
+        assert str(raised.value).startswith("YAML does not parse: this line holds text but no key;")

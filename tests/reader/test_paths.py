@@ -29,7 +29,7 @@ def test_names_are_decoded_as_strict_utf8_and_bad_bytes_are_escaped() -> None:
     assert name_text("caf\u00e9".encode()) == "caf\u00e9"
     bad = name_text(b"caf\xe9.md")  # Latin-1 bytes: not UTF-8
     assert path_fault(bad) == "its name is not valid UTF-8"
-    assert printable_path(bad) == "caf\\xe9.md"
+    assert printable_path(bad) == '"caf\\xe9.md"'
     assert fs_path("/s", ".ledger/" + bad) == b"/s/.ledger/caf\xe9.md"
 
 
@@ -171,9 +171,9 @@ def test_file_name_not_valid_utf8_is_skipped_and_reported_escaped(tmp_path):
     result = build_context(space)
     assert result.pack == harness("ok", H + "ok.md", "status: active")
     assert doc_paths(result) == [H + "ok.md"]
-    bad = [p for p in result.ledger.problems if p.path.startswith(H + "bad")]
+    bad = [p for p in result.ledger.problems if p.path.startswith('"' + H + "bad")]
     assert [p.severity for p in bad] == ["error"]
-    assert bad[0].path.endswith(".md")
+    assert bad[0].path == '"' + H + 'bad\\xff.md"'
     assert_clean_text(bad[0].path)
 
 
@@ -182,7 +182,7 @@ def test_folder_name_not_valid_utf8_skips_the_documents_inside(tmp_path):
     result = build_context(space)
     assert result.pack == ""
     bad = [p for p in result.ledger.problems if p.severity == "error"]
-    assert len(bad) == 1 and bad[0].path.startswith(H + "dir")
+    assert len(bad) == 1 and bad[0].path.startswith('"' + H + "dir\\xfe")
     assert_clean_text(bad[0].path)
 
 
@@ -208,7 +208,7 @@ def test_file_name_with_a_control_character_is_skipped_and_reported_escaped(tmp_
     assert result.ledger.documents == []
     (problem,) = result.ledger.problems
     assert problem.severity == "error"
-    assert problem.path.startswith(H) and problem.path.endswith(".md")
+    assert problem.path.startswith('"' + H) and problem.path.endswith('.md"')
     assert_clean_text(problem.path)
     status, out = check(space, capsys)
     assert status == 2
@@ -259,3 +259,11 @@ def test_check_json_with_bad_file_names_is_valid_json(tmp_path, capsys):
     assert len(paths) == 2
     for path in paths:
         assert_clean_text(path)
+
+
+def test_a_path_that_needs_escapes_is_quoted_and_its_backslashes_escaped() -> None:
+    # Issue 29: "\x08" written bare could not be told from a file named with a backslash.
+    assert printable_path(".ledger/a\x08b.md") == '".ledger/a\\u0008b.md"'
+    assert printable_path('.ledger/a\x08\\"b.md') == '".ledger/a\\u0008\\\\\\"b.md"'
+    assert printable_path(".ledger/a\\x08b.md") == ".ledger/a\\x08b.md"  # clean: as it is
+    assert printable_path(".ledger/l\u2028" + name_text(b"\xff")) == '".ledger/l\\u2028\\xff"'

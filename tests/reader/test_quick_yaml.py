@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -21,10 +22,11 @@ from ledger_context.reader.frontmatter import (
     decode_text,
     load_frontmatter,
     load_with_libyaml,
+    load_with_yaml,
     split_frontmatter,
     yaml_options,
 )
-from ledger_context.reader.quick_yaml import quick_mapping
+from ledger_context.reader.quick_yaml import quick_load, quick_mapping
 
 EXAMPLES = int(os.environ.get("LEDGER_CONTEXT_QUICK_EXAMPLES", str(examples(3000))))
 DIFFERENTIAL = settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
@@ -44,7 +46,23 @@ _PIECES = st.sampled_from(
     ]
 )  # fmt: skip
 _VALUES = st.lists(_PIECES, max_size=6).map("".join)
-_KEYS = st.sampled_from(["a", "b", "status", "updated_at", "data_class", "x-y", "k_2"])
+_KEYS = st.sampled_from(
+    [
+        "a",
+        "b",
+        "status",
+        "updated_at",
+        "data_class",
+        "x-y",
+        "k_2",
+        "ms.date",
+        "Module Name",
+        "a b",
+        "C#",
+        "a:b",
+        "é.x",
+    ]
+)
 
 
 @st.composite
@@ -97,15 +115,22 @@ def _frontmatters(draw: st.DrawFn) -> str:
     return "\n".join(lines)
 
 
+def _reference(text: str) -> tuple[dict[Any, Any], list[tuple[int, int]]]:
+    """What libyaml reads, checked against PyYAML's pure-Python loader: the mapping and
+    the line and column of each duplicate key."""
+    mapping, duplicates = load_with_libyaml(text)
+    python_mapping, python_duplicates = load_with_yaml(text, "python")
+    assert (python_mapping, python_duplicates) == (mapping, duplicates), text
+    return mapping, [(d.line, d.column) for d in duplicates]
+
+
 @DIFFERENTIAL
 @given(_frontmatters())
 def test_quick_path_equals_libyaml_whenever_it_answers(text: str) -> None:
-    quick = quick_mapping(text)
+    quick = quick_load(text)
     if quick is None:
         return
-    mapping, duplicates = load_with_libyaml(text)
-    assert quick == mapping
-    assert duplicates == []
+    assert quick == _reference(text)
 
 
 def test_quick_path_answers_for_ordinary_frontmatter() -> None:
@@ -277,15 +302,14 @@ def _near_misses(draw: st.DrawFn) -> str:
 @DIFFERENTIAL
 @given(_near_misses())
 def test_quick_path_equals_libyaml_on_near_misses(text: str) -> None:
-    quick = quick_mapping(text)
+    quick = quick_load(text)
     if quick is None:
         return
     try:
-        mapping, duplicates = load_with_libyaml(text)
+        reference = _reference(text)
     except FrontmatterError:
         pytest.fail(f"the quick path read what libyaml refuses: {text!r}")
-    assert quick == mapping, text
-    assert duplicates == []
+    assert quick == reference, text
 
 
 def test_quick_path_reads_the_nested_shapes_of_documentation_frontmatter() -> None:
@@ -319,10 +343,13 @@ def test_quick_path_reads_the_nested_shapes_of_documentation_frontmatter() -> No
 @pytest.mark.parametrize(
     "text",
     [
-        "a:\n  b: 1\n  b: 2",  # a duplicate nested key
-        "a:\n- x: 1\n  x: 2",
         "a:\n    b: 1\n  c: 2",  # a dedent to no open block
-        "a: b\n  c",  # a multi-line plain scalar
+        "a: b # c\n  d",  # a comment ends a plain scalar
+        "a: b\n\n  c",  # a blank line inside a multi-line plain scalar
+        "a: 'b'\n  c",  # a multi-line quoted scalar
+        "- a: b\n    c",
+        "<<: x",  # a merge key: the full loader reports it
+        "k" * 129 + ": x",
         "a:\n\tb: 1",  # a tab
         "a: |\n  x\n\n  y",  # a blank line inside a block scalar
         "a: |\n    x\n  y",
@@ -368,6 +395,11 @@ _LONG = 100_000
         "a:\n" + "  - x\n" * (_LONG // 6),
         "a: |\n" + "  " + "x " * (_LONG // 2),
         "a: " + "#" * _LONG,
+        "a " * (_LONG // 2) + ": b",
+        "a." * (_LONG // 2) + ": b",
+        "a:" * (_LONG // 2) + " b",
+        "a: b\n" + "  c\n" * (_LONG // 4),
+        "a: b\n" + "  c " * (_LONG // 4),
     ],
     ids=lambda text: repr(text[:12]),
 )
@@ -409,9 +441,17 @@ def test_the_off_switch_sends_everything_to_the_full_loader() -> None:
     assert loaded.mapping == {"status": "active", "title": "T"}
 
 
-def test_a_duplicate_key_is_left_to_the_full_loader_to_report() -> None:
-    assert quick_mapping("a: 1\na: 2") is None
-    assert load_frontmatter("a: 1\na: 2").duplicates[0].line == 2
+@pytest.mark.parametrize(
+    "text",
+    ["a: 1\na: 2", "a:\n  b: 1\n  b: 2", "a:\n- x: 1\n  x: 2", "a: 1\nb: 2\na:\n  - x", "a: |\n  x\na: y"],
+)
+def test_a_duplicate_key_keeps_its_last_value_and_is_reported_where_libyaml_says(text: str) -> None:
+    quick = quick_load(text)
+    assert quick is not None and quick[1]
+    assert quick == _reference(text)
+    loaded = load_frontmatter(text)
+    assert loaded.loader == "quick"
+    assert [(d.line, d.column) for d in loaded.duplicates] == quick[1]
 
 
 def test_what_the_quick_path_declines_libyaml_may_refuse() -> None:
@@ -436,3 +476,71 @@ def test_first_written_as_a_complement_is_the_grammar_s_first() -> None:
     ]
     assert differ == []
     assert written.match("a") and not written.match("-") and not written.match("\u2028")
+
+
+# Documentation-site frontmatter (issue 29): 10-20 keys with dotted and spaced names, US
+# dates, URLs, titles with punctuation, flow lists, plain values continued on the next
+# lines, and now and then a key given twice. The quick path must answer for every one,
+# and answer what both of PyYAML's loaders read.
+_DOC_KEYS = [
+    "title", "description", "ms.date", "ms.topic", "ms.author", "ms.custom", "Module Name",
+    "external help file", "online version", "Locale", "schema", "author", "start-date", "eip",
+    "discussions-to", "i18nReady", "github_url", "display_name", "short_description", "aliases",
+    "tags", "category", "weight", "layout", "date", "ms.service", "feature", "co-authors",
+]  # fmt: skip
+_DOC_VALUES = st.sampled_from(
+    [
+        "02/10/2026", "2/1/2026", "2026-02-10", "2019-01-01T00:00:00.000Z", "en-US", "2.0.0",
+        "https://learn.microsoft.com/powershell/module/x/add-member?view=powershell-7.4&WT.mc_id=ps-gethelp",
+        "Microsoft.PowerShell.Commands.Utility.dll-Help.xml", "Node v19.4.0 (Current)",
+        "Martin Becze <mb@ethereum.org>, Hudson Jameson (@hudson), et al.", "It's a page, really", "true",
+        "(find a buddy later to help out with the RFC)", "reference", "42", "Add-Member", "'quoted, value'",
+        '"double: quoted"', "[a, b, 'c, d']", "[]", '["fundamental", "", ""]', "~", "a #hash-in-text",
+    ]
+)  # fmt: skip
+_CONTINUATIONS = st.sampled_from(["and more words", "x.y (z)", "02/10/2026", "é 🙂"])
+
+
+@st.composite
+def _docs_frontmatters(draw: st.DrawFn) -> str:
+    keys = draw(st.lists(st.sampled_from(_DOC_KEYS), min_size=10, max_size=20))  # repeats: duplicates
+    lines = []
+    for key in keys:
+        value = draw(_DOC_VALUES)
+        lines.append(f"{key}: {value}{draw(st.sampled_from(['', ' ', '  # why']))}")
+        plain = value[0] not in "'\"[~" and " #" not in value  # " #" starts a comment
+        if plain and not lines[-1].endswith("# why") and draw(st.integers(0, 4)) == 0:
+            lines += [
+                " " * draw(st.integers(1, 4)) + draw(_CONTINUATIONS) for _ in range(draw(st.integers(1, 2)))
+            ]
+        if draw(st.integers(0, 5)) == 0:
+            lines.append(draw(st.sampled_from(["", "# a comment"])))
+    return "\n".join(lines)
+
+
+@DIFFERENTIAL
+@given(_docs_frontmatters())
+def test_quick_path_answers_for_documentation_frontmatter_what_both_loaders_read(text: str) -> None:
+    quick = quick_load(text)
+    assert quick is not None, text
+    assert quick == _reference(text)
+
+
+def test_quick_path_reads_a_powershell_docs_page() -> None:
+    text = (
+        "external help file: Microsoft.PowerShell.Commands.Utility.dll-Help.xml\nLocale: en-US\n"
+        "Module Name: Microsoft.PowerShell.Utility\nms.date: 02/10/2026\n"
+        "online version: https://learn.microsoft.com/powershell/module/microsoft.powershell.utility/add-member?view=powershell-7.4\n"
+        "schema: 2.0.0\ntitle: Add-Member\ndescription: Adds custom properties and methods to an instance\n"
+        "  of a PowerShell object.\n"
+    )
+    assert quick_mapping(text) == {
+        "external help file": "Microsoft.PowerShell.Commands.Utility.dll-Help.xml",
+        "Locale": "en-US",
+        "Module Name": "Microsoft.PowerShell.Utility",
+        "ms.date": "02/10/2026",
+        "online version": "https://learn.microsoft.com/powershell/module/microsoft.powershell.utility/add-member?view=powershell-7.4",
+        "schema": "2.0.0",
+        "title": "Add-Member",
+        "description": "Adds custom properties and methods to an instance of a PowerShell object.",
+    }

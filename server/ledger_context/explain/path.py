@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from ..model.errors import InvalidArgumentError
 from ..model.kinds import EXPERIMENTS_IN_PACK, KIND, statuses_text
+from ..model.problems import Problem
 from ..pack.build import ContextBuild
 from ..pack.select import GROUP_OF_KIND, GROUPS, newest_first
 from ..reader.ledger import Document
@@ -130,6 +131,18 @@ def _not_selected(build: ContextBuild, document: Document) -> str:
     )
 
 
+def _problem_phrase(problem: Problem) -> str:
+    """``error at line 3, column 1: <message>``, the message without its own "; skipped"
+    (the answer already says so) and cut to :data:`MESSAGE_BYTES`."""
+    where = ""
+    if problem.line is not None:
+        where = f" at line {problem.line}" + (
+            f", column {problem.column}" if problem.column is not None else ""
+        )
+    message = problem.message.removesuffix("; skipped").replace("; skipped (", " (", 1)
+    return f"{problem.severity}{where}: {shorten(message, MESSAGE_BYTES)}"
+
+
 def _withheld_answer(build: ContextBuild, wanted: str, document: Document) -> PathAnswer:
     """The answer for a source the ceiling withheld: its path and class, and why."""
     declared = document.data_class
@@ -184,11 +197,7 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
 
     own = [p for p in problems if p.path == wanted]
     if own:
-        shown = "; ".join(
-            f"{p.severity} {p.location().removeprefix(p.path).lstrip(':') or '-'}: "
-            f"{shorten(p.message, MESSAGE_BYTES)}"
-            for p in own[:PROBLEMS_SHOWN]
-        )
+        shown = "; ".join(_problem_phrase(p) for p in own[:PROBLEMS_SHOWN])
         more = (
             f"; {len(own) - PROBLEMS_SHOWN} more (ledger-context check)" if len(own) > PROBLEMS_SHOWN else ""
         )

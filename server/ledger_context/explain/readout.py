@@ -342,7 +342,8 @@ def problems_text(problems: list[Problem], selected: frozenset[str] = frozenset(
 
     Past the first :data:`SUMMARY_AFTER` problems with one message, the rest are left out
     and one line sums them up, counting those among ``selected`` paths (the documents
-    whose status selects them): ``3,780 documents undated, 12 of them selected: ...``.
+    whose status selects them), and repeats the message whole:
+    ``3,780 documents, 12 of them selected: undated: ...``.
     """
     by_message: Counter[tuple[str, str]] = Counter((p.severity, p.message) for p in problems)
     shown: Counter[tuple[str, str]] = Counter()
@@ -357,15 +358,11 @@ def problems_text(problems: list[Problem], selected: frozenset[str] = frozenset(
     for (severity, message), total in by_message.items():
         if total <= SUMMARY_AFTER:
             continue
-        head, _, tail = message.partition(": ")
         among = among_selected[(severity, message)]
-        what = (
-            f" {head}, {among:,} of them selected: {tail}"
-            if tail
-            else f", {among:,} of them selected: {head}"
-        )
+        # The message is repeated whole, after the counts: cut or rewritten, it can
+        # read as another fault (a message holds ": " of its own).
         lines.append(
-            f"{severity:<7} {total:,} documents{what} "
+            f"{severity:<7} {total:,} documents, {among:,} of them selected: {message} "
             f"({SUMMARY_AFTER} listed above; check --json lists every one)"
         )
     lines.append(_counts(Counter(p.severity for p in problems)))

@@ -396,6 +396,49 @@ def _is_tab_at(text: str, line: int | None, column: int | None) -> bool:
     return index < len(text) and text[index] == "\t"
 
 
+_NO_KEY_FAULTS = {
+    "could not find expected ':'",
+    "mapping values are not allowed here",
+    "mapping values are not allowed in this context",
+}
+"""PyYAML's faults (problem or context) when a line at the top holds text but no key."""
+_KEYLESS_MESSAGE = (
+    "YAML does not parse: this line holds text but no key; write it as key: value "
+    "(e.g. description: and the text), or indent it to continue the value above"
+)
+
+
+def _keyless_line(text: str, line: int | None) -> int | None:
+    """The first of the lines at column 1 holding no ``key:`` that end at ``line`` (the
+    fault's line, or the line above it when the fault is the ``:`` ending them), or None.
+
+    A bare sentence at the top of a mapping makes PyYAML read it, and the line below, as
+    one long key: its fault is at the next ``:``, a line low. One pass over the lines."""
+    if line is None:
+        return None
+    lines = text.split("\n")[:line]
+    end = len(lines) - 1
+    if end >= 0 and not _holds_no_key(lines[end]):
+        end -= 1  # the fault is at the ':' that closed the sentence as a key
+    start = end
+    while start >= 0 and _holds_no_key(lines[start]):
+        start -= 1
+    return start + 2 if start < end else None
+
+
+def _holds_no_key(line: str) -> bool:
+    """A line at column 1 with text but no ``key:`` (nor a comment, list item, quote or
+    flow collection, whose faults are others)."""
+    if not line or line[0] in " \t#-[]{}'\"|>&*!%@`":
+        return False
+    colon = line.find(":")
+    while colon >= 0:
+        if colon + 1 == len(line) or line[colon + 1] in " \t":
+            return False
+        colon = line.find(":", colon + 1)
+    return True
+
+
 def _position(text: str, offset: int, loader: str) -> tuple[int, int]:
     """1-based line and column of a reader offset (libyaml counts UTF-8 bytes)."""
     index = len(text.encode("utf-8")[:offset].decode("utf-8", "ignore")) if loader == "libyaml" else offset
@@ -423,9 +466,9 @@ def load_frontmatter(frontmatter: str, options: YamlOptions | None = None) -> Lo
     """
     options = resolved(options)
     if options.quick:
-        quick = quick_yaml.quick_mapping(frontmatter)
+        quick = quick_yaml.quick_load(frontmatter)
         if quick is not None:
-            return Loaded(quick, [], "quick")
+            return Loaded(quick[0], [DuplicateKey(*at) for at in quick[1]], "quick")
     loader = options.full_loader()
     mapping, duplicates = load_with_yaml(frontmatter, loader)
     return Loaded(mapping, duplicates, loader)
@@ -462,6 +505,9 @@ def load_with_yaml(
             mark = exc.context_mark  # the key without its ':' starts here; the problem mark is a line low
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
+        keyless = _keyless_line(frontmatter, line) if _NO_KEY_FAULTS & {exc.problem, exc.context} else None
+        if keyless is not None:
+            raise FrontmatterError(_KEYLESS_MESSAGE, keyless, 1) from None
         hint = _TAB_HINT if _is_tab_at(frontmatter, line, column) else _YAML_HINT
         raise FrontmatterError(f"YAML does not parse: {_describe(exc)} ({hint})", line, column) from None
     except yaml.reader.ReaderError as exc:

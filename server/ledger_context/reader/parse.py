@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..model.classify import UNKNOWN, declared_class
+from ..model.date_shape import date_shape
 from ..model.document import DATED_KINDS, Document, FileResult
 from ..model.fields import Timestamp, is_missing, parse_updated_at, slug_of, status_of, title_of
 from ..model.kinds import KIND
@@ -58,7 +59,7 @@ def parse_document(
     if kind == "agents":
         document = _agents(path, size, sha256, git_blob, text, split, problems, yaml)
         return FileResult(document, tuple(problems), size)
-    loaded, fault = _load_frontmatter(path, split, problems, yaml)
+    loaded, fault = _load_frontmatter(path, split, problems, text, yaml)
     if loaded is None or split.frontmatter is None:
         assert fault is not None
         problems.append(Problem(path, "error", f"{fault.message}; skipped", fault.line, fault.column))
@@ -125,7 +126,7 @@ def _agents(
     data_class: str | None = None
     loader = None
     if split.frontmatter is not None or split.unclosed:
-        loaded, fault = _load_frontmatter(path, split, problems, yaml)
+        loaded, fault = _load_frontmatter(path, split, problems, text, yaml)
         if loaded is None:
             assert fault is not None
             message = f"{fault.message}; included as text; its data class is unknown, {_UNKNOWN_CLASS_HINT}"
@@ -139,9 +140,7 @@ def _agents(
         if other is not None:
             line, name = other
             message = (
-                f"opens with a {name} line, another frontmatter format that is not read; its "
-                f"data class is unknown, {_UNKNOWN_CLASS_HINT}: declare data_class in YAML "
-                "between --- lines"
+                f"{_OTHER_FORMAT[name]}; included as text; its data class is unknown, {_UNKNOWN_CLASS_HINT}"
             )
             problems.append(Problem(path, "warning", message, line, 1))
             data_class = UNKNOWN
@@ -161,6 +160,12 @@ def _agents(
         yaml_loader=loader,
         body=split.body,
     )
+
+
+_OTHER_FORMAT = {
+    "+++": "TOML frontmatter is not read: convert it to YAML between --- lines",
+    "{": "JSON frontmatter is not read: convert it to YAML between --- lines",
+}
 
 
 def _other_format(text: str) -> tuple[int, str] | None:
@@ -185,7 +190,7 @@ def _other_format(text: str) -> tuple[int, str] | None:
 
 
 def _load_frontmatter(
-    path: str, split: Split, problems: list[Problem], yaml: YamlOptions | None
+    path: str, split: Split, problems: list[Problem], text: str, yaml: YamlOptions | None
 ) -> tuple[Loaded | None, Problem | None]:
     """The loaded frontmatter, or the fault that makes it unusable (spec §2).
 
@@ -195,6 +200,9 @@ def _load_frontmatter(
         if split.unclosed:
             opening = split.first_line - 1  # the opening boundary line
             return None, Problem(path, "error", "frontmatter is not closed: add a closing --- line", opening)
+        other = _other_format(text)
+        if other is not None:
+            return None, Problem(path, "error", _OTHER_FORMAT[other[1]], other[0], 1)
         return None, Problem(path, "error", "no YAML frontmatter: the file must start with a --- line")
     try:
         loaded = load_frontmatter(split.frontmatter, yaml)
@@ -245,13 +253,33 @@ def _read_fields(
             Problem(
                 path,
                 "warning",
-                "undated: updated_at is missing or not an ISO 8601 date or timestamp "
-                "(e.g. 2026-08-11 or 2026-08-11T10:00:00Z); ordered after every dated document",
+                undated_message(kind, status_of(status_value), updated_value),
                 *(keys.find("updated_at") if updated_value is not None else (None, None)),
             )
         )
     slug = slug_of(mapping.get("slug"), path.rsplit("/", 1)[-1])
     return status_of(status_value), updated, slug
+
+
+_ISO_EXAMPLE = "(e.g. 2026-08-11 or 2026-08-11T10:00:00Z)"
+
+
+def undated_message(kind: str, status: str | None, value: Any) -> str:
+    """The warning for a dated kind without a usable ``updated_at``: which case it is
+    (missing, or a value of a named shape), and its order only where it has one in the
+    pack (an experiment always: its rank picks the 10; a finding or decision when its
+    status selects it)."""
+    if is_missing(value):
+        message = f"undated: updated_at is missing; add an ISO 8601 date or timestamp {_ISO_EXAMPLE}"
+    else:
+        shape = date_shape(value) if isinstance(value, str) else "a list or mapping"
+        message = (
+            f"undated: updated_at looks like {shape}, not an ISO 8601 date or timestamp; "
+            f"write it as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ {_ISO_EXAMPLE}"
+        )
+    if KIND[kind].selects(status):  # an experiment always: its rank picks the 10
+        message += "; until then it is ordered after every dated document"
+    return message
 
 
 _KNOWN_FIELDS = ("status", "updated_at", "slug", "title")

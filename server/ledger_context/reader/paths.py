@@ -3,7 +3,7 @@
 File names are read as bytes and decoded here, never by the locale or the file-system
 encoding, so a pack is the same under ``LC_ALL=C``, a Latin-1 locale or UTF-8. Bytes that
 are not valid UTF-8 survive as lone surrogates (``surrogateescape``): such a path is
-reported, never read, and printed with ``\\xNN`` escapes.
+reported, never read, and printed quoted, with escapes (:func:`printable_path`).
 """
 
 from __future__ import annotations
@@ -38,20 +38,31 @@ def fs_path(space: str | os.PathLike[str], path: str) -> bytes:
     return os.path.join(space_bytes(space), name_bytes(path))
 
 
-def printable_path(path: str) -> str:
-    r"""``path`` with every character that is not clean text written as an escape.
+_QUOTED_PATH_ESCAPES = re.compile('[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]')
 
-    Bytes that were not valid UTF-8 (kept as lone surrogates) appear as ``\xNN``;
-    control characters and line separators as ``\xNN`` or ``\uNNNN``.
+
+def printable_path(path: str) -> str:
+    r"""``path`` itself when it is clean text, else ``path`` quoted, with escapes.
+
+    The quoted form, the same in text and in JSON, is ``"`` + the path + ``"`` where a
+    control character or line separator is ``\uNNNN``, a byte that was not valid UTF-8
+    (kept as a lone surrogate) is ``\xNN``, and ``\`` and ``"`` are ``\\`` and ``\"``.
+    It cannot be read as a clean path, which never starts with ``"`` (a ledger path
+    starts with ``.ledger``; a space is an absolute path) and is never quoted.
     """
+    if _BAD_PATH_CHAR.search(path) is None:
+        return path
 
     def escape(match: re.Match[str]) -> str:
-        code = ord(match.group())
+        char = match.group()
+        code = ord(char)
+        if char in '\\"':
+            return "\\" + char
         if 0xDC80 <= code <= 0xDCFF:
             return f"\\x{code - 0xDC00:02x}"
-        return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+        return f"\\u{code:04x}"
 
-    return _BAD_PATH_CHAR.sub(escape, path)
+    return '"' + _QUOTED_PATH_ESCAPES.sub(escape, path) + '"'
 
 
 def path_fault(path: str) -> str | None:

@@ -18,7 +18,7 @@ matched in time linear in its length, and the loop does constant work per line):
     value       := plain | single | double | flow | block-header
     comment     := "#" any*                 at the line start or after a space
     blank       := " "*
-    KEY         := [A-Za-z0-9_][A-Za-z0-9_-]{0,127}
+    KEY         := plain, at most 128 characters, not "<<"   (ms.date, Module Name)
     INDENT      := " "*
     plain       := START (NS | ":" before NS | "#" after NS | " "+ before NS)*
     single      := "'" ([^'] | "''")* "'"
@@ -49,13 +49,17 @@ Structure, by indentation (the number of leading spaces):
   a space, with no blank line between them: ``|`` joins them with newlines, ``>`` with
   spaces; ``-`` strips the final newline, without it one is kept unless the scalar ends
   the text (what libyaml reads).
+* A plain value of a ``KEY: value`` line (no comment after it) continues on the next
+  lines indented deeper than its mapping that hold only a plain scalar, with no blank
+  line or comment between them; they are joined with single spaces (YAML's folding).
 * Collections nest at most :data:`MAX_QUICK_DEPTH` levels (the top mapping is level 1),
   far below spec §2's 64: anything deeper goes to the full loader, which bounds it.
 
 Every scalar is a string, as PyYAML's base loader reads it: plain ones as written,
 single-quoted ones with ``''`` read as ``'``, double-quoted ones as written. Blank lines
-and comments outside block scalars are ignored. A key given twice in one mapping
-returns ``None`` so the full loader reports it.
+and comments outside block scalars are ignored. A key given twice in one mapping keeps
+its last value, as PyYAML's constructor does, and is returned with its line and column
+so the caller reports it as it reports the full loader's.
 """
 
 from __future__ import annotations
@@ -85,7 +89,9 @@ _DOUBLE = r'"[^"\\\n]*+"'
 _ITEM_PLAIN = rf"{_START}[^,\[\]{{}}#:\n]*+"
 _ITEM = rf"(?:{_ITEM_PLAIN}|{_SINGLE}|{_DOUBLE})"
 _FLOW = rf"\[ *+(?:{_ITEM}(?: *+, *+{_ITEM})*+)? *+\]"
-_KEY = r"[A-Za-z0-9_][A-Za-z0-9_-]{0,127}+"
+_KEY = _PLAIN  # YAML's plain key: a one-line plain scalar before ": " or a final ":"
+MAX_KEY_CHARS = 128
+"""A longer key is declined (libyaml refuses a simple key past 1024 characters)."""
 _EOL = r"(?![^\n])"  # the end of a line
 _VALUE = (
     rf"(?:(?P<plain>{_PLAIN})|(?P<single>{_SINGLE})|(?P<double>{_DOUBLE})|(?P<flow>{_FLOW})"
@@ -149,6 +155,11 @@ class _Reader:
         self.scalar_lines: list[str] = []
         self.scalar_indent = 0
         self.after_scalar = False  # a blank line followed the block scalar's text
+        self.line = 0  # the 1-based number of the line being read
+        self.duplicates: list[tuple[int, int]] = []  # line and column of each key given again
+        # The last ``KEY: plain`` line, which the next lines may continue: its mapping, key,
+        # the mapping's indentation and the line after its indentation.
+        self.plain: tuple[dict[str, Any], str, int, str] | None = None
 
     def scalar_line(self, width: int, rest: str) -> bool | None:
         """A line while a block scalar is open: True when it belongs to the scalar (or is a
@@ -207,6 +218,16 @@ class _Reader:
             top = containers[-1]
         return top
 
+    def continued(self, width: int, rest: str, plain: str) -> bool:
+        """Whether a line continues the plain value of the ``KEY: plain`` line before it
+        (deeper than its mapping, a plain scalar alone), appending it if so."""
+        last = self.plain
+        if last is None or width <= last[2] or not plain or rest.rstrip(" ") != plain or " #" in last[3]:
+            return False
+        mapping, key, _, _ = last
+        mapping[key] += " " + plain
+        return True
+
     def entry(self, width: int, dash: str, key: str, fields: tuple[str, str, str, str], block: str) -> bool:
         """One ``- item``, ``- key: value`` or ``key: value`` line."""
         top = self.container_at(width, dash)
@@ -233,12 +254,14 @@ class _Reader:
         elif not key:
             return False  # a scalar where a key belongs
         if key in top:
-            return False
+            self.duplicates.append((self.line, width + 1))
         value = _value(*fields, depth)
         if value is _DECLINE:
             return False
         if value is not None:
             top[key] = value
+            if fields[0]:
+                self.plain = (top, key, width, "")  # a comment after it ends it: checked by the caller
         elif block:
             top[key] = ""
             self.scalar = (top, key, width, block)
@@ -260,11 +283,19 @@ class _Reader:
 
 
 def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
-    """The mapping of a frontmatter in the grammar of this module, or ``None``.
+    """The mapping of a frontmatter in the grammar of this module, or ``None`` (see
+    :func:`quick_load`, which also gives the duplicate keys)."""
+    loaded = quick_load(frontmatter)
+    return None if loaded is None else loaded[0]
+
+
+def quick_load(frontmatter: str) -> tuple[dict[str, Any], list[tuple[int, int]]] | None:
+    """The mapping of a frontmatter in the grammar of this module and the 1-based line
+    and column of each key given again in its mapping, or ``None``.
 
     ``None`` sends the text to the full loader: a line outside the grammar, a character
-    in UNSAFE, a duplicate key, deep nesting, or a line at an indentation YAML would read
-    otherwise than this path.
+    in UNSAFE, a key longer than :data:`MAX_KEY_CHARS` or a merge key (``<<``), deep
+    nesting, or a line at an indentation YAML would read otherwise than this path.
     """
     if _HAS_UNSAFE.search(frontmatter) is not None:
         return None
@@ -274,12 +305,14 @@ def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
         lines.pop()  # the empty match at the end of the text is no line
     indents, containers = reader.indents, reader.containers
     entry = reader.entry  # bound once: this loop runs for every frontmatter line
-    for indent, rest, dash, key, plain, single, double, flow, block, other in lines:
+    for number, (indent, rest, dash, key, plain, single, double, flow, block, other) in enumerate(lines, 1):
         width = len(indent)
+        if key and (len(key) > MAX_KEY_CHARS or key == "<<"):
+            return None
         if key and not dash and (plain or double or flow) and reader.opened is None and reader.scalar is None:
             # The usual line, ``key: value`` or ``key: [a, b]`` at the top or at the
             # indentation of the open mapping, read here without the steps below (what
-            # entry() does for it): close what the line closes, refuse a duplicate, store.
+            # entry() does for it): close what the line closes, note a duplicate, store.
             if not width:
                 del indents[1:], containers[1:]
             if (
@@ -288,8 +321,13 @@ def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
                 and len(indents) < MAX_QUICK_DEPTH
             ):
                 if key in top:
-                    return None
-                top[key] = _flow_list(flow) if flow else plain or double[1:-1]
+                    reader.duplicates.append((number, width + 1))
+                if plain:
+                    top[key] = plain
+                    reader.plain = (top, key, width, rest)
+                else:
+                    top[key] = _flow_list(flow) if flow else double[1:-1]
+                    reader.plain = None
                 continue
         if reader.scalar is not None:
             taken = reader.scalar_line(width, rest)
@@ -299,10 +337,17 @@ def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
                 continue
         if other:
             return None
+        if not dash and not key and reader.continued(width, rest, plain):
+            continue
+        reader.plain = None
         if not rest or rest[0] == "#":
             continue  # a blank line or a comment
         if reader.opened is not None and not reader.open_block(width, dash, key):
             return None
+        reader.line = number
         if not entry(width, dash, key, (plain, single, double, flow), block):
             return None
-    return reader.finish()
+        if reader.plain is not None and reader.plain[3] == "":
+            reader.plain = (*reader.plain[:3], rest)
+    mapping = reader.finish()
+    return None if mapping is None else (mapping, reader.duplicates)
