@@ -17,6 +17,7 @@ from conftest import FIXTURES, server, text_of
 from ledger_context.cli import main
 from ledger_context.mcp.server import create_server
 from ledger_context.pack.build import build_context
+from ledger_context.pack.settings import make_settings
 from ledger_context.search.result import search, search_json, search_text
 
 pytestmark = pytest.mark.anyio
@@ -52,7 +53,7 @@ async def test_search_ledger_gives_the_cli_result_as_text_and_structured_output(
 
 
 async def test_every_path_search_returns_is_readable_and_explainable(mode: str) -> None:
-    async with Client(create_server(DEMO, max_data_class="internal"), mode=mode) as client:  # type: ignore[arg-type]
+    async with Client(create_server(DEMO, make_settings(max_data_class="internal")), mode=mode) as client:  # type: ignore[arg-type]
         found = await client.call_tool("search_ledger", {"query": "router triage eval finding", "limit": 50})
         hits = (found.structured_content or {})["hits"]
         assert len(hits) > 10 and any(not hit["in_pack"] for hit in hits)

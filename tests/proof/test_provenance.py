@@ -15,6 +15,7 @@ from conftest import FIXTURES, doc, write_ledger
 from ledger_context import ContextBuilder, build_context
 from ledger_context.explain.full import explain
 from ledger_context.model.classify import is_withheld
+from ledger_context.pack.settings import make_settings
 from ledger_context.proof import provenance as provenance_module
 from ledger_context.proof.provenance import fingerprint
 
@@ -220,9 +221,9 @@ def test_under_a_ceiling_a_withheld_file_moves_no_digest_a_client_sees(tmp_path:
     secret = repo / ".ledger" / "findings" / "secret.md"
     secret.write_text(doc(status="current", data_class="restricted", pin="1234"), encoding="utf-8")
     commit_all(repo)
-    before = ContextBuilder(repo, max_data_class="internal").build()
+    before = ContextBuilder(repo, make_settings(max_data_class="internal")).build()
     secret.write_text(doc(status="current", data_class="restricted", pin="4321"), encoding="utf-8")
-    after = ContextBuilder(repo, max_data_class="internal").build()
+    after = ContextBuilder(repo, make_settings(max_data_class="internal")).build()
     seen = [(b.pack, b.provenance(), explain(b, "full")) for b in (before, after)]
     assert seen[0][1] == seen[1][1] and seen[1][1].dirty is False  # fingerprint and dirty
     assert seen[0][0] == seen[1][0] and seen[0][2] == seen[1][2]
