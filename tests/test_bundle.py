@@ -19,6 +19,7 @@ from mcp import Client, StdioServerParameters
 
 from conftest import FIXTURES, REPO, require
 from ledger_context import __version__, build_context
+from ledger_context.cli import BUNDLE_CEILING, main
 from ledger_context.mcp.server import create_server
 from ledger_context.model.classify import parse_ceiling
 
@@ -50,10 +51,53 @@ def test_the_manifest_matches_the_project() -> None:
 
 
 @pytest.mark.anyio
-async def test_the_manifest_lists_the_servers_tools() -> None:
+async def test_the_manifest_lists_the_servers_tools_and_prompts() -> None:
     async with Client(create_server(FIXTURES / "demo"), mode="legacy") as client:
         tools = sorted(t.name for t in (await client.list_tools()).tools)
+        prompts = {p.name: [a.name for a in p.arguments or []] for p in (await client.list_prompts()).prompts}
     assert sorted(t["name"] for t in MANIFEST["tools"]) == tools
+    assert {p["name"]: p["arguments"] for p in MANIFEST["prompts"]} == prompts
+    for prompt in MANIFEST["prompts"]:  # the host fills ${arguments.NAME} from the prompt's arguments
+        assert set(re.findall(r"\$\{arguments\.([^}]+)\}", prompt["text"])) == set(prompt["arguments"])
+
+
+def _host_config(installed: Path, values: dict[str, str]) -> dict[str, Any]:
+    """``mcp_config`` as a host fills it: user_config defaults, then the user's ``values``."""
+    manifest = json.loads((installed / "manifest.json").read_text(encoding="utf-8"))
+    variables = {
+        f"user_config.{key}": str(o["default"])
+        for key, o in manifest["user_config"].items()
+        if "default" in o
+    }
+    variables |= {"__dirname": str(installed)} | {f"user_config.{k}": v for k, v in values.items()}
+    config: dict[str, Any] = _substitute(manifest["server"]["mcp_config"], variables)
+    return config
+
+
+@pytest.mark.anyio
+async def test_a_cleared_ceiling_field_starts_the_server_with_the_bundles_default() -> None:
+    # Issue 23: Claude Desktop passes a cleared field as an empty string; the server stopped
+    # with "leave the option out", which a bundle user cannot do.
+    assert MANIFEST["user_config"]["max_data_class"]["default"] == BUNDLE_CEILING
+    config = _host_config(REPO, {"space": str(FIXTURES / "demo"), "max_data_class": ""})
+    args = config["args"][config["args"].index("ledger-context") + 1 :]  # what `uv run` runs
+    assert args[-2:] == ["--bundle-max-data-class", ""]
+    server = StdioServerParameters(command=str(BIN / "ledger-context"), args=[*args, "--no-audit"])
+    async with Client(server, mode="legacy") as client:
+        context = await client.call_tool("get_context", {})
+        budget = await client.call_tool("explain_budget", {})
+    assert context.content[0].text == build_context(FIXTURES / "demo", max_data_class="restricted").pack  # type: ignore[union-attr]
+    assert budget.structured_content["classification"]["ceiling"] == "restricted"  # type: ignore[index]
+
+
+def test_the_bundle_field_is_refused_when_misspelt_and_the_flag_wins_over_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["pack", "--space", str(FIXTURES / "demo"), "--max-data-class", "internl"]) == 2
+    assert "invalid data-class ceiling 'internl'" in capsys.readouterr().err
+    args = ["serve", "--space", "/nonexistent", "--bundle-max-data-class", "internl"]
+    assert main(args) == 2
+    assert "invalid data-class ceiling 'internl'" in capsys.readouterr().err
 
 
 @pytest.mark.anyio
@@ -86,14 +130,7 @@ async def test_make_bundle_packs_a_bundle_that_starts_as_its_manifest_says(tmp_p
         archive.extractall(installed)
 
     # Start it as a host would: the manifest's command, user_config defaults then the user's values.
-    manifest = json.loads((installed / "manifest.json").read_text(encoding="utf-8"))
-    variables = {
-        f"user_config.{key}": str(o["default"])
-        for key, o in manifest["user_config"].items()
-        if "default" in o
-    }
-    variables |= {"__dirname": str(installed), "user_config.space": str(FIXTURES / "demo")}
-    config = _substitute(manifest["server"]["mcp_config"], variables)
+    config = _host_config(installed, {"space": str(FIXTURES / "demo")})
     command = shutil.which(config["command"], path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     assert command is not None, "uv is in the test extras"
     server = StdioServerParameters(command=command, args=config["args"], env={**os.environ, **config["env"]})

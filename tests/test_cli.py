@@ -311,3 +311,94 @@ def test_check_advises_the_largest_cap_a_tokenizer_counts_within_the_cap(capsys)
     ]
     _, demo = check_json(FIXTURES / "demo", capsys)
     assert demo["advice"] == []
+
+
+UNDECLARED = {
+    "agents.md": "---\ndata_class: public\n---\n# Agents\n",
+    "decisions/0001-plain.md": doc(title="Plain", status="accepted", updated_at="2026-01-02"),
+    "findings/tagged.md": doc(
+        title="Tagged", status="current", updated_at="2026-01-01", data_class="internal"
+    ),
+}
+
+
+def test_undeclared_class_withholds_undeclared_sources_from_flag_or_environment(tmp_path: Path) -> None:
+    # Issue 23: an operator can make sources without data_class count as a class for the ceiling.
+    space = write_ledger(tmp_path / "space", UNDECLARED)
+    plain = run_cli("pack", "--space", str(space), "--max-data-class", "internal")
+    assert b"Plain" in plain.stdout  # undeclared sources pass by default
+    flagged = run_cli(
+        "pack", "--space", str(space), "--max-data-class", "internal", "--undeclared-class", "confidential"
+    )
+    from_env = run_cli(
+        "pack",
+        "--space",
+        str(space),
+        "--max-data-class",
+        "internal",
+        env={**os.environ, "LEDGER_UNDECLARED_CLASS": "confidential"},
+    )
+    assert flagged.returncode == from_env.returncode == 0
+    assert flagged.stdout == from_env.stdout
+    assert b"Plain" not in flagged.stdout and b"Tagged" in flagged.stdout
+    answer = run_cli(
+        "explain",
+        "--space",
+        str(space),
+        "--max-data-class",
+        "internal",
+        "--undeclared-class",
+        "confidential",
+        "--path",
+        ".ledger/decisions/0001-plain.md",
+    )
+    assert answer.stdout.decode().splitlines()[1] == (
+        "withheld by the ceiling internal: it declares no data class, read as confidential "
+        "(--undeclared-class), which is stricter"
+    )
+    bad = run_cli("pack", "--space", str(space), env={**os.environ, "LEDGER_UNDECLARED_CLASS": ""})
+    assert bad.returncode == 2 and b"invalid undeclared class ''" in bad.stderr
+
+
+@pytest.mark.anyio
+async def test_serve_reads_undeclared_sources_as_the_class_given(tmp_path: Path) -> None:
+    from mcp import Client, StdioServerParameters
+
+    from ledger_context.pack.build import ContextBuilder
+    from ledger_context.pack.settings import make_settings
+
+    space = write_ledger(tmp_path / "space", UNDECLARED)
+    args = [
+        "-m",
+        "ledger_context",
+        "serve",
+        "--no-audit",
+        "--space",
+        str(space),
+        "--max-data-class",
+        "internal",
+    ]
+    env = {**os.environ, "LEDGER_UNDECLARED_CLASS": "restricted"}
+    async with Client(
+        StdioServerParameters(command=sys.executable, args=args, env=env), mode="legacy"
+    ) as client:
+        result = await client.call_tool("get_context", {})
+        budget = await client.call_tool("explain_budget", {})
+    expected = ContextBuilder(
+        space, settings=make_settings(6000, "internal", "restricted"), cache=False
+    ).build()
+    assert result.content[0].text == expected.pack  # type: ignore[union-attr]
+    assert "Plain" not in expected.pack
+    classification = budget.structured_content["classification"]  # type: ignore[index]
+    assert (classification["undeclared_class"], classification["withheld_count"]) == ("restricted", 1)
+
+
+def test_check_reports_the_undeclared_sources_in_one_line(tmp_path: Path) -> None:
+    space = write_ledger(tmp_path / "space", UNDECLARED | {"findings/other.md": doc(status="current")})
+    result = run_cli("check", "--space", str(space))
+    assert result.returncode == 1  # the undated finding warns; the info line changes no exit status
+    assert (
+        "info    .ledger: 2 of 4 documents declare no data_class (.ledger/decisions/0001-plain.md, "
+        ".ledger/findings/other.md): they pass any ceiling; add data_class to each, or serve with "
+        "--undeclared-class CLASS\n"
+    ) in result.stdout.decode()

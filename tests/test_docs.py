@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -80,14 +81,46 @@ async def test_the_read_document_example_path_reads_the_file() -> None:
     assert result.content[0].text.encode() == (FIXTURES / "demo" / example.group(1)).read_bytes()  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize(
+    ("space", "shown"),
+    [
+        ("/path/to/your/repo", "Error: The space /path/to/your/repo does not exist."),
+        ("{empty}", "Error: The space {empty} holds no .ledger directory."),
+    ],
+)
+def test_failed_to_connect_quotes_what_the_server_says_as_it_exits(
+    space: str, shown: str, tmp_path: Path
+) -> None:
+    # Issue 23: with the placeholder path the server exits at once (code 2); the client
+    # shows "Failed to connect", not a server that is connected.
+    command = shutil.which("ledger-context", path=str(Path(sys.executable).parent))
+    assert command is not None
+    space = space.format(empty=tmp_path)
+    ran = subprocess.run(
+        [command, "serve", "--no-audit", "--space", space],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (ran.returncode, ran.stdout) == (2, "")
+    first_sentence = ran.stderr.split(". ")[0] + "."
+    assert first_sentence == shown.format(empty=tmp_path)
+    quoted = shown.format(empty="/home/me/repo")
+    assert f"`{quoted}`" in README
+    assert "exit code 2" in README and "Failed to connect" in README
+
+
 @pytest.mark.anyio
-async def test_connected_but_every_call_fails_quotes_the_real_error() -> None:
-    async with Client(create_server(Path("/path/to/your/repo")), mode="legacy") as client:
+async def test_connected_but_every_call_fails_quotes_the_real_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir("/")  # where clients often start servers; no ledger there or above
+    async with Client(create_server(None), mode="legacy") as client:
         result = await client.call_tool("get_context", {})
     assert result.is_error is True
     first_sentence = result.content[0].text.split(". ")[0] + "."  # type: ignore[union-attr]
-    assert first_sentence == "The space /path/to/your/repo does not exist."
-    assert f"`{first_sentence}`" in README
+    assert first_sentence == "No .ledger directory found in / or any directory above it."
+    assert f"`{first_sentence}`" in README.replace("\n  ", " ")
 
 
 @pytest.mark.anyio

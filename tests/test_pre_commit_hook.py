@@ -3,6 +3,7 @@ runs `ledger-context check` on a repository whose ledger has a broken document."
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,19 @@ def test_the_hook_is_defined_for_ledger_files_only() -> None:
         r"^\.ledger/",
         False,
     )
+
+
+def test_the_readme_snippet_names_this_hook_at_a_rev_that_exists() -> None:
+    # Issue 23: the snippet named a tag, v0.1.0, that the repository does not have.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    snippet = re.search(r"```yaml\n(repos:.*?)```", readme, re.S)
+    assert snippet is not None
+    (repo,) = yaml.safe_load(snippet.group(1))["repos"]
+    assert [hook["id"] for hook in repo["hooks"]] == ["ledger-context-check"]
+    rev = str(repo["rev"])
+    tags = subprocess.run(["git", "tag", "--list"], cwd=REPO, capture_output=True, text=True, check=True)
+    assert rev == "main" or re.fullmatch(r"[0-9a-f]{40}", rev) or rev in tags.stdout.split(), rev
+    assert "rev: main" not in readme or "commit SHA" in readme  # the mutable form says how to pin
 
 
 def test_pre_commit_try_repo_runs_the_check(tmp_path: Path) -> None:

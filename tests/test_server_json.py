@@ -46,6 +46,17 @@ REGISTRY_FIELDS = {
         "title": {"type": "string", "minLength": 1, "maxLength": 100},
         "description": {"type": "string", "minLength": 1, "maxLength": 100},
         "version": {"type": "string", "maxLength": 255, "not": {"pattern": r"[\^~<>=*x]|^latest$"}},
+        "repository": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["url", "source"],
+            "properties": {
+                "url": {"type": "string", "format": "uri"},
+                "source": {"type": "string"},
+                "id": {"type": "string"},
+                "subfolder": {"type": "string"},
+            },
+        },
         "packages": {
             "type": "array",
             "items": {
@@ -86,6 +97,23 @@ REGISTRY_FIELDS = {
 
 def test_server_json_has_the_fields_the_registry_publishes() -> None:
     jsonschema.validate(SERVER_JSON, REGISTRY_FIELDS)
+
+
+def test_the_repository_is_named_and_no_variable_with_a_default_is_required() -> None:
+    # Issue 23: LEDGER_SPACE was required while its description gave its default.
+    assert SERVER_JSON["repository"] == {
+        "url": "https://github.com/ledger-context/ledger-context",
+        "source": "github",
+    }
+    (package,) = SERVER_JSON["packages"]
+    required = [v["name"] for v in package["environmentVariables"] if v.get("isRequired")]
+    assert (
+        required == []
+    )  # each has a default: LEDGER_SPACE falls back to the roots, then the working directory
+    assert (
+        "Without it"
+        in next(v for v in package["environmentVariables"] if v["name"] == "LEDGER_SPACE")["description"]
+    )
 
 
 def test_the_package_is_this_projects_pypi_package_run_with_uvx_over_stdio() -> None:

@@ -149,8 +149,8 @@ def test_every_bad_line_gets_its_error_answer_and_the_server_keeps_serving() -> 
     _bad_lines_answered(server, lambda: server.request("ping")["result"] == {})
     # A lone surrogate escape is valid JSON: the request is served and its echo comes back intact.
     server.send('{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"\\ud800"}}')
-    result = server.wait_for("u")["result"]  # type: ignore[arg-type]
-    assert result["isError"] is True and result["content"][0]["text"] == "Unknown tool: \ud800"
+    error = server.wait_for("u")["error"]  # type: ignore[arg-type]
+    assert error["code"] == -32602 and error["message"].startswith("unknown tool '\\ud800': the tools are ")
     code, err = server.close()
     assert code == 0 and b"Traceback" not in err
 
@@ -344,7 +344,7 @@ def test_a_client_that_never_reads_stderr_completes_10000_calls_with_200_kb_name
     kinds = [
         (
             b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"' + big.encode() + b'"}}\n',
-            "result",
+            "error",  # an unknown tool is -32602 (issue 23)
         ),
         (
             b'{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"ledger://document/'
@@ -403,7 +403,13 @@ def test_a_client_that_never_reads_stderr_completes_10000_calls_with_200_kb_name
 
 
 def test_the_sdks_own_logs_show_only_with_log_level_debug() -> None:
-    lines = _initialize_lines() + _call_line(1, name="n" * 100_000)
+    unknown = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "resources/read",
+        "params": {"uri": "ledger://" + "n" * 100_000},
+    }
+    lines = _initialize_lines() + (json.dumps(unknown) + "\n").encode()
     logs = {}
     for level in ("info", "debug"):
         result = subprocess.run(
@@ -425,6 +431,6 @@ def test_the_sdks_own_logs_show_only_with_log_level_debug() -> None:
         assert result.returncode == 0
         logs[level] = result.stderr.decode()
     assert "mcp." not in logs["info"]
-    tool_failed = next(line for line in logs["debug"].splitlines() if "Tool 'nnn" in line)
-    assert tool_failed.startswith("INFO mcp.server.mcpserver.server: Tool 'nnnn")
-    assert "(100000 chars)" in tool_failed and len(tool_failed) < 1000  # the client's string, cut
+    tool_failed = next(line for line in logs["debug"].splitlines() if "Resource 'ledger://nnn" in line)
+    assert tool_failed.startswith("INFO mcp.server.mcpserver.server: Resource 'ledger://nnnn")
+    assert "(100027 chars)" in tool_failed and len(tool_failed) < 1000  # the client's URI, cut

@@ -30,7 +30,11 @@ if TYPE_CHECKING:
     from .reader.ledger import Ledger
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
+BUNDLE_CEILING = "restricted"
+"""The MCP Bundle's ceiling field when left empty (``manifest.json`` names it its default):
+a bundle user cannot leave the option out, as a config file user can."""
 CAP_ENV = "LEDGER_CAP_TOKENS"
+UNDECLARED_ENV = "LEDGER_UNDECLARED_CLASS"
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -78,6 +82,12 @@ def _options_parsers() -> _Options:
         metavar="CLASS",
         help=f"withhold sources stricter than CLASS, one of {', '.join(CLASSES)} "
         f"(default: ${CEILING_ENV}, else no ceiling)",
+    )
+    budget.add_argument(
+        "--undeclared-class",
+        metavar="CLASS",
+        help="read sources that declare no data_class as CLASS for the ceiling (default: "
+        f"${UNDECLARED_ENV}, else they pass any ceiling)",
     )
 
     history = argparse.ArgumentParser(add_help=False)
@@ -185,6 +195,12 @@ def _add_serve(commands: _Commands, o: _Options) -> None:
         help="stderr log level (default: info); the MCP SDK's own logs show only with debug",
     )
     serve.add_argument("--no-audit", action="store_true", help="keep no audit log")
+    serve.add_argument(
+        "--bundle-max-data-class",
+        metavar="CLASS",
+        help=f"the MCP Bundle's ceiling field (manifest.json): as --max-data-class, but empty "
+        f"means the bundle's default, {BUNDLE_CEILING}",
+    )
 
 
 def _add_audit(commands: _Commands, o: _Options) -> None:
@@ -245,9 +261,15 @@ def _options(args: argparse.Namespace) -> Settings:
         except argparse.ArgumentTypeError as exc:
             raise InvalidArgumentError(f"{CAP_ENV}: {exc}") from None
     ceiling = getattr(args, "max_data_class", None)
+    bundle = getattr(args, "bundle_max_data_class", None)
+    if ceiling is None and bundle is not None:
+        ceiling = bundle if bundle.strip() else BUNDLE_CEILING
     if ceiling is None:
         ceiling = os.environ.get(CEILING_ENV)  # set but empty is refused, like the flag
-    return make_settings(cap, ceiling)
+    undeclared = getattr(args, "undeclared_class", None)
+    if undeclared is None:
+        undeclared = os.environ.get(UNDECLARED_ENV)  # set but empty is refused, like the flag
+    return make_settings(cap, ceiling, undeclared)
 
 
 @contextmanager

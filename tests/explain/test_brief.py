@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, write_ledger
+from conftest import FIXTURES, doc, write_ledger
 from ledger_context import build_context
 from ledger_context.explain.brief import (
     AUDIT_BYTES,
@@ -21,6 +21,7 @@ from ledger_context.explain.brief import (
     NOTE_BYTES,
     PATH_BYTES,
     SPACE_BYTES,
+    WHOLE_PATH_BYTES,
     Brief,
     BriefClassification,
     MeasuredLine,
@@ -30,6 +31,7 @@ from ledger_context.explain.brief import (
     structured_size,
 )
 from ledger_context.explain.full import GroupLine, KindCount, PackTotals, Rule, explain
+from ledger_context.explain.path import explain_path
 from ledger_context.explain.readout import MAX_BRIEF_TEXT_BYTES, brief_readout, brief_text
 from ledger_context.explain.shorten import shorten
 from ledger_context.pack.budget import MAX_CAP_TOKENS
@@ -45,7 +47,7 @@ def _sizes(space: Path, ceiling: str | None = None, cap: int = 6000) -> tuple[Br
 
 @pytest.mark.parametrize(
     ("fixture", "text_bytes", "structured_bytes"),
-    [("demo", 1560, 2580), ("overflow", 1722, 2720), ("floor", 1692, 2718)],
+    [("demo", 1562, 2606), ("overflow", 1722, 2744), ("floor", 1692, 2742)],
 )
 def test_brief_sizes_of_the_fixtures(
     fixture: str, text_bytes: int, structured_bytes: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
@@ -107,16 +109,40 @@ def test_the_brief_is_bounded_on_a_large_ledger(tmp_path: Path) -> None:
     assert len(brief.space.encode()) <= SPACE_BYTES
     assert brief.problems.counts == {"error": 1000, "warning": 0, "info": 0} and brief.problems.more == 997
     assert brief.classification.withheld_by_kind == {"decision": 1000}
+    bound = len(brief.not_kept[0].first.encode())  # the largest that fits: cut, but not to 48
+    assert PATH_BYTES < bound < len(f".ledger/findings/4999-{'x' * 200}.md")
     assert brief.not_kept == [
         NotKept(
             group=4,
             blocks=5000,
             bytes=brief.groups[3].bytes,
-            first=shorten(f".ledger/findings/4999-{'x' * 200}.md", PATH_BYTES),
-            last=shorten(f".ledger/findings/0000-{'x' * 200}.md", PATH_BYTES),
+            first=shorten(f".ledger/findings/4999-{'x' * 200}.md", bound),
+            last=shorten(f".ledger/findings/0000-{'x' * 200}.md", bound),
         )
     ]
     print(f"large ledger brief: {len(text.encode())} text bytes, {structured_size(brief)} structured bytes")
+
+
+def test_paths_that_fit_the_bound_are_whole_and_copyable_into_explain_path(tmp_path: Path) -> None:
+    # Issue 23: the brief cut 44- and 49-byte paths mid-name although it had room.
+    build = build_context(FIXTURES / "demo")
+    brief, text = brief_readout(explain(build, "full"))
+    named = [s.path for s in brief.classification.stricter]
+    assert named == [
+        ".ledger/decisions/0004-redact-pii-before-model.md",
+        ".ledger/findings/2026-11-p1-undercalls-billing.md",
+        ".ledger/experiments/2026-11/exp-095-dedupe.md",
+    ]
+    assert "…" not in text
+    for path in named:
+        assert path in text
+        assert explain_path(build, path).outcome == "kept"
+    long = f".ledger/findings/{'n' * 120}.md"  # 140 bytes: over the old 48, within the whole-path bound
+    space = write_ledger(
+        tmp_path / "s", {f"findings/{'n' * 120}.md": doc(status="current", data_class="restricted")}
+    )
+    shown = brief_readout(explain(build_context(space), "full"))[0].classification.stricter[0].path
+    assert shown == long and len(long.encode()) <= WHOLE_PATH_BYTES
 
 
 def _worst(path_bytes: int, space_bytes: int) -> Brief:

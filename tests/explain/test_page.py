@@ -107,6 +107,59 @@ def test_a_path_with_markup_is_shown_as_text(browser: Browser, ledger: Ledger, t
     assert page.locator("img").count() == 0 and dialogs == [] and requests == [out.as_uri()]
 
 
+def _open(browser: Browser, tmp_path: Path, build: object, width: int = 1000) -> Page:
+    out = tmp_path / "page.html"
+    out.write_text(budget_page(explain(build, "full")), encoding="utf-8")  # type: ignore[arg-type]
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    page.goto(out.as_uri())
+    return page
+
+
+def test_the_table_filters_rows_by_outcome(browser: Browser, tmp_path: Path) -> None:
+    # Issue 23: thousands of rows need a filter; withheld sources are rows too.
+    build = build_context(FIXTURES / "demo", cap_tokens=2500, max_data_class="internal")
+    full = explain(build, "full")
+    expected = {o: sum(b.outcome == o for b in full.blocks) for o in ("kept", "truncated", "dropped")}
+    expected["withheld"] = full.classification.withheld_count
+    assert expected["dropped"] > 0 and expected["withheld"] == 4
+    page = _open(browser, tmp_path, build)
+    options = page.locator("#filter option").all_text_contents()
+    total = len(full.blocks) + expected["withheld"]
+    assert options == [f"all ({total})"] + [f"{o} ({n})" for o, n in expected.items() if n]
+    for outcome, count in expected.items():
+        if not count:
+            continue
+        page.select_option("#filter", outcome)
+        shown = page.locator("#blocks tbody td.outcome").all_text_contents()
+        assert shown == [outcome] * count
+        assert page.locator("#shown").text_content() == f"{count} of {total} rows"
+    withheld = page.locator("#blocks tbody td.path").all_text_contents()
+    assert sorted(withheld) == sorted(w.path for w in full.classification.withheld)
+    page.select_option("#filter", "all")
+    assert page.locator("#blocks tbody tr").count() == total
+
+
+def test_a_long_path_wraps_only_after_a_slash(browser: Browser, ledger: Ledger, tmp_path: Path) -> None:
+    # Issue 23: word-break: break-all cut names anywhere, hyphens or not.
+    name = "findings/2026-11/retriever-undercalls-billing-tickets-after-the-reindex-of-november.md"
+    space = ledger({name: doc(status="current", updated_at="2026-01-01"), "agents.md": "Hi.\n"})
+    page = _open(browser, tmp_path, build_context(space), width=420)
+    cell = page.locator("#blocks td.path", has_text="retriever")
+    assert cell.text_content() == f".ledger/{name}"  # copies whole: no character added
+    lines = cell.evaluate(
+        """td => [...td.querySelectorAll('.name')].map(s => [s.textContent, s.getClientRects().length,
+                                                           Math.round(s.getBoundingClientRect().top)])"""
+    )
+    assert [text for text, _, _ in lines] == [".ledger/", "findings/", "2026-11/", name.rsplit("/", 1)[1]]
+    assert all(rects == 1 for _, rects, _ in lines)  # no name is split across lines
+    assert len({top for _, _, top in lines}) > 1  # and the path did wrap, after a "/"
+    held = _open(browser, tmp_path, build_context(FIXTURES / "demo", max_data_class="internal"), width=700)
+    names = held.evaluate(
+        "() => [...document.querySelectorAll('#withheld .name')].map(s => s.getClientRects().length)"
+    )
+    assert len(names) > 4 and set(names) == {1}  # the withheld list too
+
+
 HOST_URL = "http://host.invalid/"
 
 

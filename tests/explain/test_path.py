@@ -155,6 +155,20 @@ def test_a_withheld_document_shows_no_frontmatter_value_but_its_class(
     assert "merger" not in path_text(answer).lower()
 
 
+def test_a_withheld_document_says_which_fields_it_does_not_show() -> None:
+    # Issue 23: "status none; updated_at none" was printed for a withheld accepted decision.
+    path = ".ledger/decisions/0004-redact-pii-before-model.md"
+    answer = _ask("demo", path, ceiling="internal")
+    assert answer.not_shown == ["status", "updated_at"]
+    assert path_text(answer) == (
+        f"{path}\n"
+        "withheld by the ceiling internal: its data class restricted is stricter\n"
+        "kind decision; group 5; data class restricted; status and updated_at not shown: "
+        "the ceiling withholds this document's frontmatter\n"
+    )
+    assert _ask("demo", ".ledger/decisions/0003-single-llm-call.md").not_shown == []
+
+
 def test_a_non_ascii_path_is_answered_under_the_c_locale(ledger: Callable[[Files], Path]) -> None:
     # Regression: explain --path with "café.md" under LC_ALL=C PYTHONUTF8=0 was a traceback.
     space = ledger({"findings/café.md": "---\nstatus: current\nupdated_at: 2026-01-01\n---\n"})

@@ -7,9 +7,10 @@ import sys
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
-from conftest import FIXTURES, text_of
-from ledger_context.mcp.server import create_server
+from conftest import FIXTURES, RawServer, text_of
+from ledger_context.mcp.server import READ_NEEDS_URI, create_server
 from ledger_context.model.kinds import pack_contents
 
 pytestmark = pytest.mark.anyio
@@ -44,3 +45,63 @@ async def test_every_description_of_the_pack_states_the_kind_table() -> None:
         assert contents not in (client.instructions or "")  # said once, where get_context is
     assert f"context pack ({contents}), at most" in (tools["get_context"].description or "")
     assert f"experiment ledger: {contents}. Follow" in prompt.messages[0].content.text  # type: ignore[union-attr]
+
+
+# Issue 23: the SDK's own messages, rewritten in the project's words.
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        (
+            "read_document",
+            {"path": DECISION, "offset": -1},
+            'invalid offset -1 for read_document: allowed values: a whole number from 0, e.g. "offset": 0',
+        ),
+        (
+            "read_document",
+            {"path": 5},
+            'invalid path 5 for read_document: allowed values: a string, e.g. "path": '
+            '".ledger/decisions/0007-use-jwt.md"',
+        ),
+        (
+            "read_document",
+            {},
+            'read_document needs the argument path (a string), e.g. "path": ".ledger/decisions/0007-use-jwt.md"',
+        ),
+        (
+            "read_document",
+            {"path": DECISION, "offset": "x" * 100},
+            'invalid offset "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... for read_document: allowed values: '
+            'a whole number from 0, e.g. "offset": 0',
+        ),
+    ],
+)
+async def test_refused_arguments_name_the_argument_the_allowed_values_and_an_example(
+    tool: str, arguments: dict[str, object], message: str
+) -> None:
+    async with Client(create_server(DEMO), mode="legacy") as client:
+        result = await client.call_tool(tool, arguments)
+    assert result.is_error is True
+    assert text_of(result) == message
+
+
+async def test_an_unknown_tool_is_a_protocol_error_naming_the_tools() -> None:
+    async with Client(create_server(DEMO), mode="legacy") as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("get_contex", {})
+    assert raised.value.error.code == -32602
+    assert raised.value.error.message == (
+        "unknown tool 'get_contex': the tools are explain_budget, get_context, read_document"
+    )
+
+
+def test_a_read_without_a_uri_says_what_to_send() -> None:
+    server = RawServer("--space", str(DEMO))
+    server.initialize()
+    for params in ({}, None, {"uri": 5}):
+        assert server.request("resources/read", params)["error"] == {
+            "code": -32602,
+            "message": READ_NEEDS_URI,
+        }
+    assert "ledger://pack" in READ_NEEDS_URI and "ledger://document/<path>" in READ_NEEDS_URI
+    code, _ = server.close()
+    assert code == 0

@@ -10,7 +10,14 @@ import pytest
 
 from conftest import Files, doc
 from ledger_context import InvalidArgumentError, build_context
-from ledger_context.model.classify import Source, declared_class, effective_class, is_withheld, parse_ceiling
+from ledger_context.model.classify import (
+    Source,
+    declared_class,
+    effective_class,
+    is_withheld,
+    parse_ceiling,
+    parse_undeclared_class,
+)
 
 Ledger = Callable[[Files], Path]
 
@@ -160,3 +167,24 @@ def test_marker_in_withheld_sources_appears_in_no_output(ledger: Ledger) -> None
         explanation = explain(build, detail)  # type: ignore[arg-type]
         assert marker not in explanation_json(explanation)
         assert marker not in budget_text(explanation)
+
+
+def test_undeclared_sources_pass_unless_a_class_is_named_for_them() -> None:
+    # Issue 23: --undeclared-class reads a source without data_class as that class.
+    assert is_withheld(None, "internal") is False
+    assert is_withheld(None, "internal", "confidential") is True
+    assert is_withheld(None, "internal", "internal") is False
+    assert is_withheld(None, None, "restricted") is False  # no ceiling, nothing withheld
+    assert is_withheld("public", "internal", "restricted") is False  # a declared class is its own
+
+
+def test_an_invalid_undeclared_class_is_refused_naming_the_allowed_values() -> None:
+    assert parse_undeclared_class(" Confidential ") == "confidential"
+    assert parse_undeclared_class(None) is None
+    for value in ("", "secret"):
+        with pytest.raises(InvalidArgumentError) as refused:
+            parse_undeclared_class(value)
+        assert str(refused.value) == (
+            f"invalid undeclared class {value!r}; allowed values: public, internal, confidential, "
+            "restricted (leave the option out to let undeclared sources pass)"
+        )

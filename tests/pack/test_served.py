@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Files, doc
+from conftest import FIXTURES, Files, doc
 from ledger_context.model.errors import DocumentChangedError, DocumentNotFoundError, DocumentWithheldError
 from ledger_context.pack.build import build_context
 from ledger_context.pack.served import served_text
@@ -45,6 +45,18 @@ def test_a_withheld_document_is_refused(ledger: Callable[[Files], Path]) -> None
     build = build_context(ledger({"decisions/0001-a.md": TEXT}), max_data_class="public")
     with pytest.raises(DocumentWithheldError, match="withheld by the data-class ceiling public"):
         served_text(build, PATH)
+
+
+def test_a_withheld_document_names_a_document_that_can_be_read() -> None:
+    build = build_context(FIXTURES / "demo", max_data_class="internal")
+    withheld = ".ledger/decisions/0004-redact-pii-before-model.md"
+    with pytest.raises(DocumentWithheldError) as refused:
+        served_text(build, withheld)
+    assert str(refused.value) == (
+        f"withheld document: {withheld} is withheld by the data-class ceiling internal; "
+        "the documents in the pack can be read, e.g. .ledger/harnesses/triage-harness-v3.md"
+    )
+    assert served_text(build, ".ledger/harnesses/triage-harness-v3.md")
 
 
 def test_a_file_rewritten_after_the_build_is_refused(ledger: Callable[[Files], Path]) -> None:

@@ -4,7 +4,8 @@ Spec §8 and issue 15. :func:`brief_of` reads a full
 :class:`~ledger_context.explain.full.Explanation` and keeps its rule, pack totals, group lines
 and per-kind counts as they are; the blocks not kept, the problems and the named
 sources become counts, byte sums and a few paths. Every list here has a fixed maximum
-length and every path is cut to :data:`PATH_BYTES` bytes, so the brief stays within
+length and every path is cut to at most :data:`WHOLE_PATH_BYTES` bytes (to
+:data:`PATH_BYTES` or less only when the bound needs it), so the brief stays within
 :data:`MAX_STRUCTURED_BYTES` as compact JSON (and its text within
 :data:`~ledger_context.explain.readout.MAX_BRIEF_TEXT_BYTES`) for any ledger whose counts stay
 below :data:`MAX_COUNT` and byte sums below :data:`MAX_BYTES`.
@@ -29,8 +30,13 @@ MAX_STRUCTURED_BYTES = 5120
 """The brief's structured output, as compact JSON, is at most this many UTF-8 bytes: 4 KB
 for the rule's figures, and room for the measured tokens and their advice (spec §9)."""
 
+WHOLE_PATH_BYTES = 255
+"""Paths up to this many UTF-8 bytes are shown whole when the brief has room (issue 23):
+a path shown whole can be copied into ``explain --path``."""
+
 PATH_BYTES = 48
-"""Each path in the brief is cut to at most this many UTF-8 bytes (ellipsis included)."""
+"""The path bound the size proof holds for at any count: paths are never cut below it
+unless the first of :data:`BOUND_STEPS` does not fit (a ledger near a million documents)."""
 
 SPACE_BYTES = 160
 """The space's path is cut to at most this many UTF-8 bytes."""
@@ -115,6 +121,9 @@ class BriefClassification(BaseModel):
     stricter_more: int = Field(description="Sources stricter than 'internal' not named in `stricter`")
     withheld_count: int
     withheld_by_kind: dict[str, int]
+    undeclared_class: str | None = Field(
+        default=None, description="The --undeclared-class undeclared sources are read as; null: they pass"
+    )
 
 
 class Brief(BaseModel):
@@ -178,6 +187,7 @@ def brief_of(full: Explanation, path_bytes: int = PATH_BYTES, space_bytes: int =
         stricter_more=max(len(stricter) - NAMED, 0),
         withheld_count=c.withheld_count,
         withheld_by_kind=c.withheld_by_kind,
+        undeclared_class=c.undeclared_class,
     )
 
     problems = ProblemSummary(

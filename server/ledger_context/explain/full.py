@@ -178,6 +178,10 @@ class Classification:
     withheld_count: int
     withheld_by_kind: dict[str, int]
     withheld: list[WithheldLine] = field(metadata=_described("Every withheld source (detail=full only)"))
+    undeclared_class: str | None = field(
+        default=None,
+        metadata=_described("The --undeclared-class undeclared sources are read as; null: they pass"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +315,7 @@ def _classification(
         ],
         effective_class=build.effective_class(),
         ceiling=build.ceiling,
+        undeclared_class=build.undeclared_class,
         withheld_count=len(build.selection.withheld),
         withheld_by_kind={kind: withheld_by_kind[kind] for kind in KINDS if withheld_by_kind[kind]},
         withheld=[

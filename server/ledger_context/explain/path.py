@@ -36,6 +36,9 @@ VALUE_BYTES = 40
 MESSAGE_BYTES = 200
 PROBLEMS_SHOWN = 2
 
+WITHHELD_FIELDS = ("status", "updated_at")
+"""What the answer for a withheld document does not show: frontmatter values the ceiling forbids."""
+
 Where = Literal["kept", "truncated", "dropped", "withheld", "not_selected", "skipped", "not_in_ledger"]
 
 _GROUP_NAME = {number: name for number, name, _ in GROUPS}
@@ -56,6 +59,11 @@ class PathAnswer(BaseModel):
     bytes: int | None = Field(description="Rendered bytes of its block, if it was a candidate")
     kept_bytes: int | None = Field(description="Bytes of its block in the pack, if it was a candidate")
     nearest: list[str] = Field(description="The nearest paths by name (not_in_ledger only)")
+    not_shown: list[str] = Field(
+        default=[],
+        description="Fields left null because the ceiling withholds the document's frontmatter "
+        "(withheld only): their values are not shown, not absent",
+    )
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -155,16 +163,24 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
     document = documents.get(wanted)
     if document is not None:
         if document in build.selection.withheld:
-            declared = document.data_class or "unknown"
+            declared = document.data_class
+            why = (
+                f"it declares no data class, read as {build.undeclared_class} (--undeclared-class), "
+                "which is stricter"
+                if declared is None
+                else f"its data class {declared} is stricter"
+                + (" (an unknown class never passes a ceiling)" if declared == "unknown" else "")
+            )
             # A withheld source is as if it did not exist: its path and class only, never
             # its status or updated_at (frontmatter text the ceiling forbids).
-            return _answer(
+            answer = _answer(
                 wanted,
                 replace(document, status=None, updated=None),
                 "withheld",
-                f"withheld by the ceiling {build.ceiling}: its data class {declared} is stricter"
-                + (" (an unknown class never passes a ceiling)" if declared == "unknown" else ""),
+                f"withheld by the ceiling {build.ceiling}: {why}",
             )
+            answer.not_shown = list(WITHHELD_FIELDS)
+            return answer
         return _answer(wanted, document, "not_selected", _not_selected(build, document))
 
     own = [p for p in problems if p.path == wanted]

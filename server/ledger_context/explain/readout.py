@@ -177,7 +177,8 @@ def _class_lines(e: Explanation, full: bool) -> list[str]:
     lines.append("")
     lines.append(
         f"Data class: effective {c.effective_class or 'none'}; ceiling {c.ceiling or 'none'}; "
-        f"{len(c.sources)} sources in the pack"
+        + (f"undeclared read as {c.undeclared_class}; " if c.undeclared_class else "")
+        + f"{len(c.sources)} sources in the pack"
     )
     if full:
         for s in c.sources:
@@ -192,7 +193,7 @@ def _class_lines(e: Explanation, full: bool) -> list[str]:
         per_kind = ", ".join(f"{kind} {n}" for kind, n in c.withheld_by_kind.items())
         lines.append(f"Withheld by the ceiling: {c.withheld_count} ({per_kind})")
         for w in c.withheld:
-            lines.append(f"  {w.data_class:<12} {w.path}")
+            lines.append(f"  {w.data_class or 'none':<12} {w.path}")
     else:
         lines.append("Withheld by the ceiling: none")
     return lines
@@ -259,7 +260,9 @@ def brief_text(brief: Brief) -> str:
     per_class = ", ".join(f"{name} {n}" for name, n in c.by_class.items())
     lines.append(
         f"Data class: effective {c.effective_class or 'none'}; ceiling {c.ceiling or 'none'}; "
-        f"withheld {c.withheld_count}; {c.sources} sources" + (f": {per_class}" if per_class else "")
+        + (f"undeclared read as {c.undeclared_class}; " if c.undeclared_class else "")
+        + f"withheld {c.withheld_count}; {c.sources} sources"
+        + (f": {per_class}" if per_class else "")
     )
     if c.stricter:
         named = ", ".join(f"{s.path} {s.data_class}" for s in c.stricter)
@@ -277,26 +280,49 @@ def brief_text(brief: Brief) -> str:
 
 def brief_readout(full: Explanation) -> tuple[Brief, str]:
     """The brief of ``full`` and its text, within :data:`MAX_BRIEF_TEXT_BYTES` and
-    :data:`~ledger_context.explain.brief.MAX_STRUCTURED_BYTES`: paths are cut shorter only if the
-    longest bound does not fit (a ledger near a million documents)."""
-    from .brief import BOUND_STEPS, MAX_STRUCTURED_BYTES, brief_of, structured_size
+    :data:`~ledger_context.explain.brief.MAX_STRUCTURED_BYTES`, with the largest path bound
+    that fits (at most :data:`~ledger_context.explain.brief.WHOLE_PATH_BYTES`): a path is cut
+    only if it is longer than that bound. Below the first of the proven ``BOUND_STEPS``
+    paths and the space are cut shorter only if it does not fit (near a million documents)."""
+    from .brief import BOUND_STEPS, MAX_STRUCTURED_BYTES, WHOLE_PATH_BYTES, brief_of, structured_size
 
-    for path_bytes, space_bytes in BOUND_STEPS:
+    def fitting(path_bytes: int, space_bytes: int) -> tuple[Brief, str] | None:
         brief = brief_of(full, path_bytes, space_bytes)
         text = brief_text(brief)
-        if (
+        fits = (
             len(text.encode("utf-8")) <= MAX_BRIEF_TEXT_BYTES
             and structured_size(brief) <= MAX_STRUCTURED_BYTES
-        ):
-            break
-    return brief, text
+        )
+        return (brief, text) if fits else None
+
+    for path_bytes, space_bytes in BOUND_STEPS:
+        found = fitting(path_bytes, space_bytes)
+        if found is None:
+            continue
+        # The brief shrinks as the bound does: search the largest bound that fits (8 tries).
+        low, high = path_bytes, WHOLE_PATH_BYTES
+        while low < high:
+            middle = (low + high + 1) // 2
+            larger = fitting(middle, space_bytes)
+            if larger is None:
+                high = middle - 1
+            else:
+                low, found = middle, larger
+        return found
+    worst = brief_of(full, *BOUND_STEPS[-1])  # the proof's case: it always fits
+    return worst, brief_text(worst)
 
 
 def path_text(answer: PathAnswer) -> str:
     """The answer for one document: the same fields as its structured output."""
     a = answer
     lines = [a.path, a.reason]
-    if a.kind is not None:
+    if a.not_shown:  # null there means "not shown", never "none"
+        lines.append(
+            f"kind {a.kind}; group {a.group}; data class {a.data_class or 'none'}; "
+            f"{' and '.join(a.not_shown)} not shown: the ceiling withholds this document's frontmatter"
+        )
+    elif a.kind is not None:
         lines.append(
             f"kind {a.kind}; group {a.group}; status {a.status or 'none'}; "
             f"updated_at {a.updated_at or 'none'}; data class {a.data_class or 'none'}"

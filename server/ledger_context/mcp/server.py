@@ -29,13 +29,16 @@ from typing import Any
 import anyio
 from mcp.server import CacheHint
 from mcp.server.caching import CacheableMethod
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    CallToolResult,
     GetPromptResult,
     InputRequiredResult,
     NotificationParams,
@@ -47,6 +50,7 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 from mcp_types import Resource as MCPResource
+from pydantic import ValidationError
 
 from .. import __version__
 from ..model.errors import LedgerContextError
@@ -56,6 +60,7 @@ from ..pack.settings import Settings, make_settings
 from ..proof.audit import AuditLog
 from ..reader.space import display_path
 from .apps import budget_apps
+from .arguments import argument_error
 from .error_map import ERROR_CODES, mcp_error
 from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris
 from .notifications import ChangeNotifier
@@ -144,6 +149,28 @@ class LedgerServer(MCPServer):
         finally:
             REQUEST.reset(token)
 
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Call a tool; an unknown name is -32602 naming the tools (what clients expect of
+        tools/call), and arguments the input schema refuses get a sentence in the
+        project's words (:mod:`~ledger_context.mcp.arguments`), not pydantic's dump."""
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            names = sorted(t.name for t in self._tool_manager.list_tools())
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"unknown tool {cut(name, 80)!r}: the tools are {', '.join(names)}",
+            )
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            refused = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(refused, ValidationError):
+                raise  # a fault of the tool, not of the arguments
+            # The same cause, so the SDK still logs the field names only.
+            raise ToolError(argument_error(name, tool.parameters, refused)) from refused
+
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None
     ) -> GetPromptResult | InputRequiredResult:
@@ -217,6 +244,24 @@ def _serve_changes(server: LedgerServer, notifier: ChangeNotifier) -> None:
     lowlevel.get_capabilities = capabilities  # type: ignore[method-assign]
 
 
+READ_NEEDS_URI = (
+    "resources/read needs params.uri, the URI of a resource: ledger://pack, or "
+    "ledger://document/<path> with a path from a pack title line, e.g. "
+    "ledger://document/.ledger/decisions/0007-use-jwt.md (resources/list names them)"
+)
+
+
+async def read_needs_uri(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """Middleware: a resources/read without a string ``uri`` is -32602 with
+    :data:`READ_NEEDS_URI` (the SDK's own check answers "Invalid request parameters" and
+    empty data)."""
+    if ctx.method == "resources/read" and ctx.request_id is not None:
+        uri = ctx.params.get("uri") if isinstance(ctx.params, dict) else None
+        if not isinstance(uri, str) or not uri:
+            raise MCPError(code=INVALID_PARAMS, message=READ_NEEDS_URI)
+    return await call_next(ctx)
+
+
 def create_server(
     explicit_space: Path | None = None,
     cap_tokens: int = DEFAULT_CAP_TOKENS,
@@ -254,6 +299,7 @@ def create_server(
         subscriptions=bus,
         lifespan=watching,
         extensions=[budget_apps()],
+        middleware=[read_needs_uri],
     )
     server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit), notifier
     _serve_changes(server, notifier)

@@ -2,7 +2,8 @@
 
 Classes, least to most strict: ``public`` < ``internal`` < ``confidential`` <
 ``restricted``. A value outside that list ranks above ``restricted`` and reads
-``unknown`` (fail closed). A source that declares nothing reads ``None``.
+``unknown`` (fail closed). A source that declares nothing reads ``None``: it passes any
+ceiling, unless an operator names a class for undeclared sources (``--undeclared-class``).
 
 The readout names sources only — paths and class names, never text.
 """
@@ -58,11 +59,29 @@ def parse_ceiling(value: str | None) -> str | None:
     return name
 
 
-def is_withheld(data_class: str | None, ceiling: str | None) -> bool:
+def parse_undeclared_class(value: str | None) -> str | None:
+    """Validate an ``--undeclared-class`` value: the class undeclared sources are read as
+    for the ceiling; its canonical name or ``None`` (they pass). Empty is refused, like a
+    ceiling. Raises :class:`InvalidArgumentError` naming the allowed values."""
+    if value is None:
+        return None
+    name = value.strip().casefold()
+    if name not in CLASSES:
+        raise InvalidArgumentError(
+            f"invalid undeclared class {value[:40]!r}; allowed values: {', '.join(CLASSES)} "
+            "(leave the option out to let undeclared sources pass)"
+        )
+    return name
+
+
+def is_withheld(data_class: str | None, ceiling: str | None, undeclared: str | None = None) -> bool:
     """True if a source of ``data_class`` is kept out under ``ceiling`` (spec §7).
 
-    Undeclared sources pass; an unknown class never passes a ceiling.
+    An undeclared source (``None``) is read as ``undeclared``: with none given it passes.
+    An unknown class never passes a ceiling.
     """
+    if data_class is None:
+        data_class = undeclared
     if ceiling is None or data_class is None:
         return False
     return RANK[data_class] > RANK[ceiling]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model.classify import Source, effective_class
+from ..model.classify import Source, effective_class, is_withheld
 from ..proof.provenance import HeadSource, Provenance, WorkTree, provenance
 from ..reader.cache import DocumentCache, WarmBuild
 from ..reader.ledger import Ledger, read_ledger
@@ -26,7 +26,8 @@ from .settings import Settings, make_settings
 class ContextBuild:
     """A built pack with everything needed to explain it.
 
-    ``ceiling`` is the canonical data-class ceiling or ``None``; ``budgeted.pack`` is
+    ``ceiling`` is the canonical data-class ceiling or ``None``; ``undeclared_class`` the
+    class undeclared sources are read as for it (``None``: they pass); ``budgeted.pack`` is
     the pack text.
     """
 
@@ -37,9 +38,14 @@ class ContextBuild:
     git: HeadSource | None = field(default=None, compare=False, repr=False)
     """Where HEAD is learnt, ``None`` when the build was made without provenance."""
     _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    undeclared_class: str | None = None
     built_at: float = field(default_factory=time.time, compare=False, repr=False)
     """When the files were read (seconds since the epoch). A warm build is given again while
     every file keeps its identity, so a reused build is older than the call that checked it."""
+
+    def withholds(self, data_class: str | None) -> bool:
+        """True if this build's ceiling keeps a source of ``data_class`` out (spec §7)."""
+        return is_withheld(data_class, self.ceiling, self.undeclared_class)
 
     @property
     def pack(self) -> str:
@@ -107,6 +113,7 @@ class ContextBuilder:
         self.settings = settings if settings is not None else make_settings(cap_tokens, max_data_class)
         self.cap_tokens = self.settings.cap_tokens
         self.ceiling = self.settings.ceiling
+        self.undeclared_class = self.settings.undeclared_class
         self._cache = cache if isinstance(cache, DocumentCache) else DocumentCache() if cache else None
         self._warm: WarmBuild[Walk, ContextBuild] = WarmBuild()
         self.git = git if git is not None else WorkTree(space) if provenance else None
@@ -128,9 +135,11 @@ class ContextBuilder:
             # Blob ids cost a hash of every file: only where a work tree can use them.
             blob_hash = self.git.object_format() if self.git is not None and self.git.found else None
             ledger = read_ledger(self.space, self._cache, walk, blob_hash=blob_hash)
-            selection = select(ledger.documents, self.ceiling)
+            selection = select(ledger.documents, self.ceiling, self.undeclared_class)
             budgeted = apply_budget(selection.blocks, self.cap_tokens)
-            build = ContextBuild(ledger, selection, budgeted, self.ceiling, self.git)
+            build = ContextBuild(
+                ledger, selection, budgeted, self.ceiling, self.git, undeclared_class=self.undeclared_class
+            )
             self._warm.put(walk, build, ledger.cached)
             return build
         finally:

@@ -86,16 +86,17 @@ def _group_key(kind: Kind) -> Callable[[Document], tuple[Any, ...]]:
     return lambda document: (rank(document.status), *order(document))
 
 
-def select(documents: Iterable[Document], ceiling: str | None) -> Selection:
+def select(documents: Iterable[Document], ceiling: str | None, undeclared: str | None = None) -> Selection:
     """Choose and order the candidate blocks of the six groups (spec §4, §7).
 
     ``documents`` are the valid documents of a ledger; sources stricter than ``ceiling``
-    (or of unknown class) are withheld first, as if they did not exist.
+    (or of unknown class) are withheld first, as if they did not exist. Undeclared sources
+    are read as ``undeclared`` (``None``: they pass).
     """
     withheld: list[Document] = []
     by_kind: dict[str, list[Document]] = {kind.name: [] for kind in KIND_TABLE}
     for document in documents:
-        if is_withheld(document.data_class, ceiling):
+        if is_withheld(document.data_class, ceiling, undeclared):
             withheld.append(document)
             continue
         kind = KIND[document.kind]

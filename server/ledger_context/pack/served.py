@@ -7,7 +7,6 @@ again, and what is served must be provably the bytes the build read: the same fi
 
 from __future__ import annotations
 
-from ..model.classify import is_withheld
 from ..model.errors import DocumentNotFoundError, DocumentWithheldError
 from ..reader.ledger import read_again
 from .build import ContextBuild
@@ -45,8 +44,9 @@ def served_text(build: ContextBuild, path: str) -> str:
             f"unknown document: no ledger document at {_shown(path)}: use a path from the "
             f"pack's title lines, e.g. {example}"
         )
-    if is_withheld(document.data_class, build.ceiling):
+    if build.withholds(document.data_class):
         raise DocumentWithheldError(
-            f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}"
+            f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}; "
+            f"the documents in the pack can be read, e.g. {example}"
         )
     return read_again(ledger.space, source, document.sha256)

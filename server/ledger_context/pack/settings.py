@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.classify import parse_ceiling
+from ..model.classify import parse_ceiling, parse_undeclared_class
 from ..model.errors import InvalidArgumentError
 from .budget import DEFAULT_CAP_TOKENS, check_cap_tokens
 
@@ -20,16 +20,24 @@ DETAILS = ("brief", "full")
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """A valid cap (tokens, spec §6) and ceiling (canonical class name or ``None``, §7)."""
+    """A valid cap (tokens, spec §6) and ceiling (canonical class name or ``None``, §7),
+    and the class undeclared sources are read as for the ceiling (``None``: they pass)."""
 
     cap_tokens: int = DEFAULT_CAP_TOKENS
     ceiling: str | None = None
+    undeclared_class: str | None = None
 
 
-def make_settings(cap_tokens: int = DEFAULT_CAP_TOKENS, max_data_class: str | None = None) -> Settings:
-    """The :class:`Settings` of a cap and a ``--max-data-class`` value; raises
-    :class:`InvalidArgumentError` for a cap outside 1..MAX or an unknown class."""
-    return Settings(check_cap_tokens(cap_tokens), parse_ceiling(max_data_class))
+def make_settings(
+    cap_tokens: int = DEFAULT_CAP_TOKENS,
+    max_data_class: str | None = None,
+    undeclared_class: str | None = None,
+) -> Settings:
+    """The :class:`Settings` of a cap, a ``--max-data-class`` and an ``--undeclared-class``
+    value; raises :class:`InvalidArgumentError` for a cap outside 1..MAX or an unknown class."""
+    return Settings(
+        check_cap_tokens(cap_tokens), parse_ceiling(max_data_class), parse_undeclared_class(undeclared_class)
+    )
 
 
 def check_detail(detail: Any) -> str:

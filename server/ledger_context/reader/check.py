@@ -62,10 +62,34 @@ def check_ledger(ledger: Ledger, now_us: int | None = None) -> CheckReport:
                 )
             )
     problems.extend(_loader_problems())
+    problems.extend(_undeclared(ledger))
     problems.extend(_normalisation_twins(ledger))
     problems.sort(key=problem_sort_key)
     selected = frozenset(d.path for d in ledger.documents if KIND[d.kind].titled(d.status))
     return CheckReport(problems, selected, full_loader())
+
+
+UNDECLARED_NAMED = 3
+"""How many undeclared documents the summary line names."""
+
+
+def _undeclared(ledger: Ledger) -> list[Problem]:
+    """One info line for the documents that declare no ``data_class``: they pass any
+    ceiling unless ``--undeclared-class`` names a class for them."""
+    paths = sorted(d.path for d in ledger.documents if d.data_class is None)
+    if not paths:
+        return []
+    named = ", ".join(paths[:UNDECLARED_NAMED]) + (
+        f" and {len(paths) - UNDECLARED_NAMED} more" if len(paths) > UNDECLARED_NAMED else ""
+    )
+    return [
+        Problem(
+            ".ledger",
+            "info",
+            f"{len(paths)} of {len(ledger.documents)} documents declare no data_class ({named}): they "
+            "pass any ceiling; add data_class to each, or serve with --undeclared-class CLASS",
+        )
+    ]
 
 
 def _normalisation_twins(ledger: Ledger) -> list[Problem]:
