@@ -3,6 +3,7 @@ with what every tool does alike, done here once. An error the body raises become
 error (:func:`~ledger_context.mcp.error_map.tool_error`); an :class:`Answer` goes into the
 audit log (:class:`~ledger_context.mcp.record.Recorder`), then to the client. A body
 builds, answers and says what to record; it calls neither the recorder nor the error map.
+Its schemas are shaped for the catalogue budget (:mod:`~ledger_context.mcp.catalogue`).
 
 A new tool is a body in its own module, registered from :func:`~ledger_context.mcp.server.create_server`.
 """
