@@ -252,3 +252,20 @@ def test_documents_the_walk_skips_are_counted_as_read_and_skipped(tmp_path: Path
     assert (decisions.read, decisions.skipped, decisions.selected) == (5, 4, 1)
     errors = [p for p in build.ledger.problems if p.severity == "error"]
     assert len(errors) == 4
+
+
+def test_a_withheld_documents_problems_show_only_its_path_and_severity(ledger: Ledger) -> None:
+    from ledger_context.explain.full import WITHHELD_PROBLEM
+
+    space = ledger(
+        {
+            "findings/secret.md": doc(status="current", data_class="restricted", updated_at="02/10/2026"),
+            "findings/open.md": doc(status="current", updated_at="02/10/2026"),
+        }
+    )
+    open_ = explain(build_context(space), "full")
+    assert any(p.path.endswith("secret.md") and "MM/DD/YYYY" in p.message for p in open_.problems)
+    gated = explain(build_context(space, max_data_class="internal"), "full")
+    secret = [p for p in gated.problems if p.path.endswith("secret.md")]
+    assert secret and all((p.message, p.line, p.column) == (WITHHELD_PROBLEM, None, None) for p in secret)
+    assert any(p.path.endswith("open.md") and "MM/DD/YYYY" in p.message for p in gated.problems)

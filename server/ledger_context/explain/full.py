@@ -328,6 +328,21 @@ def _classification(
     )
 
 
+WITHHELD_PROBLEM = "not shown: the document is withheld by the data-class ceiling (run check for it)"
+"""What the breakdown says of a withheld document's problem: its path and severity only,
+since the message and its line describe frontmatter the ceiling forbids (spec §8)."""
+
+
+def _problem_lines(build: ContextBuild) -> list[ProblemLine]:
+    withheld = {d.path for d in build.selection.withheld}
+    return [
+        ProblemLine(path=p.path, severity=p.severity, line=None, column=None, message=WITHHELD_PROBLEM)
+        if p.path in withheld
+        else ProblemLine(path=p.path, severity=p.severity, line=p.line, column=p.column, message=p.message)
+        for p in build.ledger.problems
+    ]
+
+
 def _slices(budgeted: Budgeted) -> list[tuple[int, str]]:
     """Each candidate block's group and its bytes in the pack (separator included), in
     pack order: blocks are contiguous, so the pack is their slices end to end."""
@@ -407,12 +422,7 @@ def explain(build: ContextBuild, detail: Detail = "brief", *, wait: bool = True)
         blocks=_blocks(budgeted, full, git_blob, [_counts(text, counted) for _, text in slices]),
         classification=_classification(build, full, git_blob, withheld_by_kind),
         problem_counts={severity: severity_counts[severity] for severity in SEVERITIES},
-        problems=[
-            ProblemLine(path=p.path, severity=p.severity, line=p.line, column=p.column, message=p.message)
-            for p in ledger.problems
-        ]
-        if full
-        else [],
+        problems=_problem_lines(build) if full else [],
         measured=measured,
         advice=[
             advice
