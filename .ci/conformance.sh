@@ -18,8 +18,9 @@ log=$(mktemp)
 "$PYTHON" -m ledger_context serve --http 127.0.0.1:0 --space ledger_fixtures/demo --no-audit \
     --rate-limit 100000 --burst 10000 2>"$log" &
 server=$!
-# The trap keeps the suite's status: the server stopped by SIGTERM exits 143 in its wait.
-trap 'status=$?; kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -f "$log"; exit "$status"' EXIT
+# The trap keeps the suite's status: the server stopped by SIGTERM exits 143, and under
+# set -e that wait would otherwise end the script with it.
+trap 'status=$?; kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; rm -f "$log"; exit "$status"' EXIT
 for _ in $(seq 100); do
     port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log")
     [ -n "$port" ] && break
