@@ -13,7 +13,8 @@ from pathlib import Path
 
 try:
     from ledger_context import BYTES_PER_TOKEN, DEFAULT_CAP_TOKENS, ContextBuilder
-    from ledger_context.pack.budget import MAX_CAP_TOKENS, Budgeted, apply_budget
+    from ledger_context.model.tokens import MAX_CAP_TOKENS
+    from ledger_context.pack.budget import Budgeted, apply_budget
     from ledger_context.reader.ledger import Ledger
 except ImportError as error:  # run by a Python without the package
     raise SystemExit(

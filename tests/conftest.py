@@ -139,8 +139,16 @@ SLOW_MODULES = (
     "test_stdio_slow_requests.py",
     "test_bench.py",
     "test_page.py",
+    "test_http_clients.py",
+    "test_http.py",
+    "test_stdio_channel.py",
+    "test_quick_start.py",
+    "test_search_gate.py",
+    "test_search_determinism.py",
+    "test_yaml_loaders.py",
 )
-"""Whole modules ``make quick`` leaves out: generated, property, browser, bundle, hook."""
+"""Whole modules ``make quick`` leaves out: generated, property, browser, bundle, hook, and
+the ones that start real servers or clients in subprocesses for most of their tests."""
 
 SLOW_TESTS = (
     "test_quick_path_",
@@ -157,8 +165,18 @@ SLOW_TESTS = (
     "test_a_link_swapped_to_an_outside_file_never_leaks",
     "test_a_class_flipped_by_atomic_renames_never_leaks_past_the_ceiling",
     "test_twenty_thousand_experiments_finish_quickly",
+    "test_a_client_that_never_reads_stops_the_reading",
+    "test_a_missing_blob_among_3000_documents",
+    "test_sigterm_during_rev_removes_the_private_copy",
+    "test_error_codes_follow_the_spec",
+    "test_every_output_survives_lone_surrogate_escapes",
+    "test_the_catalogue_is_within_its_budget_over_stdio",
+    "test_fifty_concurrent_calls_give_fifty_identical_packs",
+    "test_ping_is_answered_while_a_path_question_runs",
+    "test_links_that_multiply_paths_finish",
+    "test_two_real_servers_sharing_one_log_lose_no_rows",
 )
-"""Tests over about 3 s (``--durations=30``) that ``make quick`` leaves out, by name prefix."""
+"""Tests over about 1.5 s (``--durations=60``) that ``make quick`` leaves out, by name prefix."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

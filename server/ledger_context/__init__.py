@@ -8,7 +8,7 @@ over :class:`ContextBuilder`. The contract is ``docs/spec.md`` (ADR-0028).
 from .model.classify import CLASSES
 from .model.errors import InvalidArgumentError, LedgerContextError, SpaceNotFoundError
 from .model.problems import Problem
-from .pack.budget import BYTES_PER_TOKEN, DEFAULT_CAP_TOKENS, tokens
+from .model.tokens import BYTES_PER_TOKEN, DEFAULT_CAP_TOKENS, tokens
 from .pack.build import ContextBuild, ContextBuilder, build_context
 from .pack.settings import Settings, make_settings
 from .reader.space import find_space

@@ -29,7 +29,7 @@ from .model.errors import (
     RevisionError,
     SpaceNotFoundError,
 )
-from .pack.budget import DEFAULT_CAP_TOKENS
+from .model.tokens import DEFAULT_CAP_TOKENS
 from .pack.build import ContextBuild, ContextBuilder
 from .pack.settings import Settings, make_settings
 from .proof.provenance import HeadSource

@@ -30,40 +30,6 @@ async def test_no_space_is_a_tool_error_and_the_server_still_answers(tmp_path: P
         assert str(tmp_path) in text_of(result) and "--space" in text_of(result)
 
 
-async def test_space_comes_from_the_first_client_root_holding_a_ledger(tmp_path: Path) -> None:
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    space = write_ledger(tmp_path / "project", {"agents.md": "from the root\n"})
-
-    async def roots(_: Any) -> ListRootsResult:
-        return ListRootsResult(
-            roots=[Root(uri=empty.as_uri(), name="empty"), Root(uri=space.as_uri(), name="project")]  # type: ignore[arg-type]
-        )
-
-    env = {"PATH": os.environ.get("PATH", "")}
-    async with Client(server(cwd=Path("/"), env=env), mode="legacy", list_roots_callback=roots) as client:
-        result = await client.call_tool("get_context", {})
-        assert text_of(result) == "from the root\n"
-        explanation = (await client.call_tool("explain_budget", {})).structured_content
-        assert explanation is not None and explanation["space"] == str(space)
-
-
-async def test_a_2026_client_is_never_asked_for_roots(tmp_path: Path) -> None:
-    # Roots are deprecated in 2026-07-28: --space, LEDGER_SPACE or the working directory choose.
-    space = write_ledger(tmp_path / "project", {"agents.md": "from the root\n"})
-    asked: list[str] = []
-
-    async def roots(_: Any) -> ListRootsResult:
-        asked.append("roots")
-        return ListRootsResult(roots=[Root(uri=space.as_uri(), name="project")])  # type: ignore[arg-type]
-
-    env = {"PATH": os.environ.get("PATH", "")}
-    async with Client(server(cwd=tmp_path, env=env), mode="auto", list_roots_callback=roots) as client:
-        result = await client.call_tool("get_context", {})
-    assert result.is_error is True and str(tmp_path) in text_of(result)  # no ledger at the cwd
-    assert asked == []
-
-
 # Regression: a bug found by trying to break the product.
 @pytest.mark.anyio
 async def test_resources_and_prompt_follow_the_space_the_roots_chose(

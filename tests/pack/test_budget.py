@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Files, doc
-from ledger_context import build_context, tokens
+from ledger_context import build_context
 from ledger_context.pack.budget import apply_budget
 from ledger_context.pack.select import Block
 from ledger_context.reader.ledger import Document
@@ -20,10 +20,6 @@ def _block(group: int, text: str) -> Block:
     kind = {1: "agents", 2: "harness", 3: "eval", 4: "finding", 5: "decision", 6: "experiment"}[group]
     document = Document(kind, f".ledger/{kind}/{len(text)}.md", 0, "", None, None, "s", "t", None)
     return Block(group, document, text)
-
-
-def test_tokens_are_bytes_over_four_rounded_up_once() -> None:
-    assert [tokens(n) for n in (0, 1, 3, 4, 5, 8, 24000, 24001)] == [0, 1, 1, 1, 2, 2, 6000, 6001]
 
 
 def test_a_pack_of_exactly_the_cap_fits() -> None:

@@ -23,7 +23,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..model.problems import SEVERITIES, Severity
-from ..pack.budget import BYTES_PER_TOKEN, Budgeted, Outcome
+from ..model.tokens import BYTES_PER_TOKEN
+from ..pack.budget import Budgeted, Outcome
 from ..pack.build import ContextBuild
 from ..pack.fit import CapAdvice, cap_advice
 from ..pack.measure import Measured, count_with, measure

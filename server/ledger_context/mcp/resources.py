@@ -14,11 +14,10 @@ from ..model.errors import LedgerContextError
 from ..model.fields import clean_text
 from ..model.kinds import pack_contents
 from ..search.result import search_text, task_search
+from .access import build_for, searched, served_document
 from .error_map import mcp_error
 from .ledgers import Ledgers
 from .record import REQUEST, Recorder
-from .search_tool import searched
-from .tools import build_for, served_document
 
 PACK_URI = "ledger://pack"
 DOCUMENT_TEMPLATE = "ledger://document/{+path}"

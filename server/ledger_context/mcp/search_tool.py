@@ -15,10 +15,9 @@ from pydantic import Field
 
 from ..model.document import KINDS
 from ..model.fields import clean_text
-from ..pack.build import ContextBuild
 from ..search.result import DEFAULT_LIMIT, MAX_LIMIT, SearchResult, search, search_text
+from .access import RootsArg, build_for, searched
 from .registry import Answer, ToolRegistry
-from .tools import RootsArg, build_for
 
 QueryArg = Annotated[Any, Field(json_schema_extra={"type": "string"})]
 KindArg = Annotated[Any, Field(json_schema_extra={"type": "string", "enum": list(KINDS)})]
@@ -28,12 +27,6 @@ LimitArg = Annotated[
         json_schema_extra={"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}
     ),
 ]
-
-
-def searched(build: ContextBuild, result: SearchResult) -> list[dict[str, str]]:
-    """Each hit's path and the SHA-256 of the bytes it was ranked from, for the audit log."""
-    documents = {document.path: document for document in build.ledger.documents}
-    return [{"path": hit.path, "sha256": documents[hit.path].sha256} for hit in result.hits]
 
 
 def register_search(tools: ToolRegistry) -> None:

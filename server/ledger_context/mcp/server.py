@@ -60,6 +60,7 @@ from ..pack.measure import preload
 from ..pack.settings import DEFAULT_SETTINGS, Settings
 from ..proof.audit import AuditLog
 from ..reader.space import display_path
+from .access import served_document
 from .apps import budget_apps
 from .arguments import argument_error
 from .error_map import ERROR_CODES, mcp_error
@@ -71,7 +72,7 @@ from .resources import DOCUMENT_TEMPLATE, PACK_URI, register_prompt, register_re
 from .search_tool import register_search
 from .stderr_log import configure_logging, cut
 from .stdio import on_hard_exit, serve_stdio
-from .tools import PAGE_KEY, RECEIPT_KEY, receipt, register_tools, served_document
+from .tools import PAGE_KEY, RECEIPT_KEY, receipt, register_tools
 
 __all__ = [
     "CACHE_HINTS",

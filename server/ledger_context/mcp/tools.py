@@ -16,9 +16,8 @@ from typing import Annotated, Any
 from urllib.parse import unquote
 
 import anyio.to_thread
-from mcp.server.mcpserver import Context, ListRoots, Resolve
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ListRootsResult, TextContent
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, RootModel
 
 from ..explain.brief import Brief
@@ -31,9 +30,9 @@ from ..pack.build import ContextBuild
 from ..pack.changes import check_since, since_receipt, unchanged_line
 from ..pack.measure import Measured, measure
 from ..pack.paging import PAGE_BYTES, Page, page_of
-from ..pack.served import served_text
 from ..pack.settings import DETAILS, check_detail
 from ..reader.watch import WatchState
+from .access import RootsArg, build_for, served_document
 from .apps import VIEW_META
 from .ledgers import DOCUMENT_PREFIX, Ledgers
 from .registry import RECEIPT_KEY as RECEIPT_KEY
@@ -72,46 +71,16 @@ class ExplainResult(RootModel[Brief | Explanation | PathAnswer]):
     model_config = ConfigDict(json_schema_extra={"type": "object"})
 
 
-async def _client_roots(ctx: Context) -> ListRoots | ListRootsResult:
-    """The client's roots, asked only as a fallback and only of a 2025-11-25 client: roots
-    are deprecated in 2026-07-28, where ``--space``, ``LEDGER_SPACE`` or the working
-    directory choose (asking would cost every call a round trip)."""
-    ledgers = getattr(ctx.mcp_server, "ledgers", None)
-    caps = ctx.client_capabilities
-    if (
-        (isinstance(ledgers, Ledgers) and ledgers.explicit_space is not None)
-        or caps is None
-        or caps.roots is None
-        or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-    ):
-        return ListRootsResult(roots=[])
-    return ListRoots()
-
-
-RootsArg = Annotated[ListRootsResult, Resolve(_client_roots)]
 PathArg = Annotated[
     str, Field(description="A pack title line's path, e.g. .ledger/decisions/0007-use-jwt.md, or its URI")
 ]
 OffsetArg = Annotated[int, Field(ge=0, description="0, or the offset a page named")]
 
 
-async def build_for(ledgers: Ledgers, roots: ListRootsResult | None) -> ContextBuild:
-    """The build of the space ``roots`` choose (``None``: the last one chosen), made in a
-    worker thread."""
-    space = ledgers.space(roots)
-    return await anyio.to_thread.run_sync(ledgers.build, space)
-
-
 async def _tool_build(ledgers: Ledgers, roots: ListRootsResult | None, detail: Any = "brief") -> ContextBuild:
     """The build for a tool call; raises for a bad ``detail`` (checked first) or no space."""
     check_detail(detail)
     return await build_for(ledgers, roots)
-
-
-async def served_document(build: ContextBuild, path: str) -> str:
-    """The text of the document ``build`` accepted at ``path``, for the resource and the tool:
-    the bytes that build read and classified (:func:`~ledger_context.pack.served.served_text`)."""
-    return await anyio.to_thread.run_sync(served_text, build, path)
 
 
 def receipt(

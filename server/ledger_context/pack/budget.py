@@ -12,24 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..model.tokens import BYTES_PER_TOKEN, tokens
 from .select import DROPPABLE_GROUPS, Block
 
-BYTES_PER_TOKEN = 4
-"""ADR-0028: one token is 4 UTF-8 bytes of the whole pack, rounded up once."""
-
-DEFAULT_CAP_TOKENS = 6000
-"""ADR-0028's cap, in tokens (24000 bytes)."""
-
-MAX_CAP_TOKENS = 1_000_000_000
-"""The largest cap accepted, in tokens: far above any context window, and exact as a
-JSON number in every client."""
-
 Outcome = Literal["kept", "truncated", "dropped"]
-
-
-def tokens(byte_count: int) -> int:
-    """Tokens of a text of ``byte_count`` UTF-8 bytes: ``ceil(bytes / 4)`` (ADR-0028)."""
-    return -(-byte_count // BYTES_PER_TOKEN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from ..model.classify import Source, effective_class, is_withheld
+from ..model.tokens import DEFAULT_CAP_TOKENS
 from ..proof.provenance import HeadSource, Provenance, WorkTree, provenance
 from ..reader.cache import DocumentCache, WarmBuild
 from ..reader.ledger import Document, Ledger, read_ledger
 from ..reader.walk import Walk, walk_ledger
-from .budget import DEFAULT_CAP_TOKENS, Budgeted, apply_budget
+from .budget import Budgeted, apply_budget
 from .select import Selection, select
 from .settings import DEFAULT_SETTINGS, Settings, make_settings
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.classify import is_withheld
+from ..model.document import Document
 from ..model.kinds import KIND, KIND_TABLE, Kind
-from ..reader.ledger import Document
 
 GROUPS: tuple[tuple[int, str, str], ...] = tuple((k.group, k.group_name, k.name) for k in KIND_TABLE)
 """(group number, group name, document kind), in pack order (spec §4)."""

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..model.classify import parse_ceiling, parse_undeclared_class
 from ..model.errors import InvalidArgumentError, InvalidCapError
+from ..model.tokens import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
 from ..reader.frontmatter import YamlOptions
-from .budget import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
 
 DETAILS = ("brief", "full")
 """The values ``detail`` may take (spec §8)."""
