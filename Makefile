@@ -45,9 +45,10 @@ PYTEST := $(BIN)/pytest --basetemp="$$(mktemp -d "$${TMPDIR:-/tmp}/ledger-contex
 pytest: $(STAMP)
 	$(PYTEST)
 
-## quick: the working loop: the suite without the slow tests (marker slow), no lint
+## quick: the working loop: the suite without the slow tests (marker slow), no lint, one
+## worker per core (pytest-xdist)
 quick: $(STAMP)
-	$(PYTEST) -m "not slow"
+	$(PYTEST) -m "not slow" -n auto
 
 ## browser: Debian's chromium for the budget page tests and make screenshot (never a Playwright download)
 browser:
