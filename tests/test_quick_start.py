@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,17 @@ def _pytest(test: str, **env: str) -> subprocess.CompletedProcess[str]:
     """``test`` alone in a new pytest, on a PATH holding this venv only (no node, no npx)."""
     environment = {k: v for k, v in os.environ.items() if k != "CI"} | {"PATH": str(BIN)} | env
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", test],
+        # A private --basetemp: the shared one may hold folders another run left behind.
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            f"--basetemp={tempfile.mkdtemp()}",
+            test,
+        ],
         cwd=REPO,
         env=environment,
         capture_output=True,

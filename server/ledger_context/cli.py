@@ -535,6 +535,11 @@ def _cap_advice(ledger: Ledger, settings: Settings) -> list[CapAdvice]:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    import signal
+
+    # A stop asked for while the server starts is a normal end too (exit 0, as once serving);
+    # no request has been read yet. Serving installs its own handlers.
+    signal.signal(signal.SIGTERM, _stopped_while_starting)
     settings = _options(args)
     explicit = space_from_environment(args.space, os.environ)
     if explicit:
@@ -549,7 +554,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     keep = args.audit_keep_days or DEFAULT_KEEP_DAYS
     if args.http is not None or args.auth_issuer is not None or args.auth_jwks is not None:
-        return _serve_http(args, settings, Path(explicit) if explicit else None)
+        # A team server serves one ledger, chosen here: a remote client's roots never name a
+        # directory of this host, and one session's choice never becomes another's.
+        try:
+            space = find_space(explicit or None)
+        except SpaceNotFoundError as exc:
+            print(f"Error: {exc}; serve --http needs --space PATH (or LEDGER_SPACE)", file=sys.stderr)
+            return 2
+        return _serve_http(args, settings, space)
     log = None if args.no_audit else AuditLog(log_path(args.audit, os.environ), keep)
     serve(
         explicit_space=Path(explicit) if explicit else None,
@@ -563,7 +575,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     os._exit(0)
 
 
-def _serve_http(args: argparse.Namespace, settings: Settings, explicit: Path | None) -> int:
+def _stopped_while_starting(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
+def _serve_http(args: argparse.Namespace, settings: Settings, explicit: Path) -> int:
     from .mcp.auth import check_auth_options
     from .mcp.http import HttpOptions, check_http_options, parse_address, serve_http
     from .proof.audit import DEFAULT_KEEP_DAYS, AuditLog, log_path

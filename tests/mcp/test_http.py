@@ -8,6 +8,7 @@ tokens get 401 and nothing else; foreign origins 403; the audit log names the to
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,10 +19,12 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types import ListRootsResult, Root
 
 from conftest import HttpServer, Issuer, bearer_client, doc, text_of, write_ledger
 from ledger_context.mcp.auth import AuthOptions
 from ledger_context.mcp.http import HttpOptions, check_http_options, parse_address, transport_security
+from ledger_context.mcp.registry import RECEIPT_KEY
 from ledger_context.mcp.server import create_server
 from ledger_context.model.errors import InvalidArgumentError
 from ledger_context.proof.audit import list_calls
@@ -282,6 +285,49 @@ async def test_every_audit_row_names_the_token_and_the_ceiling_applied(
             rows = [r for r in list_calls(audit) if r.subject == "bob@example.test"]
             await anyio.sleep(0.05)
     assert [(r.call, r.client_id, r.ceiling) for r in rows] == [("get_context", "bob-laptop", "internal")]
+
+
+# Regression: a bug found by trying to break the product (one memory of served packs for the
+# whole server let a lower ceiling confirm a guessed higher-ceiling pack by its digest).
+async def test_a_pack_served_under_a_higher_ceiling_is_unknown_to_a_lower_one(
+    team: HttpServer, issuer: Issuer
+) -> None:
+    async with bearer_client(team.url, issuer.token(RESOURCE, "ledger:restricted"), "auto") as client:
+        high = (await client.call_tool("get_context", {})).meta[RECEIPT_KEY]["sha256"]  # type: ignore[index]
+    async with bearer_client(team.url, issuer.token(RESOURCE, "ledger:internal"), "auto") as client:
+        low = (await client.call_tool("get_context", {"since": high})).meta[RECEIPT_KEY]  # type: ignore[index]
+        assert low["since"] == {"sha256": high, "unchanged": False, "known": False}
+        assert "removed" not in json.dumps(low)
+        again = await client.call_tool("get_context", {"since": low["sha256"]})
+    assert again.meta[RECEIPT_KEY]["since"] == {"sha256": low["sha256"], "unchanged": True}  # type: ignore[index]
+
+
+# Regression: a bug found by trying to break the product (without --space, a remote client's
+# roots chose a directory of the host, and that choice then served other sessions).
+async def test_a_team_server_serves_one_ledger_whatever_roots_a_client_sends(tmp_path: Path) -> None:
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    refused = subprocess.run(
+        [sys.executable, "-m", "ledger_context", "serve", "--http", "127.0.0.1:0", "--no-audit"],
+        cwd=nowhere, capture_output=True, text=True, timeout=60,
+        env={"PATH": os.environ.get("PATH", "")},
+    )  # fmt: skip
+    assert refused.returncode == 2
+    assert "serve --http needs --space PATH (or LEDGER_SPACE)" in refused.stderr
+    here = write_ledger(tmp_path / "here", {"agents.md": "the served ledger\n"})
+    other = write_ledger(tmp_path / "other", {"agents.md": "another team's ledger\n"})
+
+    async def roots(_: object) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=other.as_uri(), name="other")])  # type: ignore[arg-type]
+
+    with HttpServer(
+        "--no-audit", env={"PATH": os.environ.get("PATH", ""), "LEDGER_SPACE": str(here)}
+    ) as running:
+        async with bearer_client(running.url, None, "legacy", list_roots_callback=roots) as client:
+            assert text_of(await client.call_tool("get_context", {})) == "the served ledger\n"
+        async with bearer_client(running.url, None, "legacy") as client:
+            resource = await client.read_resource("ledger://pack")
+    assert text_of_resource(resource) == "the served ledger\n"
 
 
 async def test_no_ledger_scope_gets_the_server_ceiling(space: Path, issuer: Issuer) -> None:

@@ -44,3 +44,26 @@ def test_a_misspelt_class_scope_is_refused_naming_the_scopes(scope: str) -> None
 
 def test_the_published_scopes_are_one_per_class_least_strict_first() -> None:
     assert SCOPES == ("ledger:public", "ledger:internal", "ledger:confidential", "ledger:restricted")
+
+
+# Regression: a bug found by trying to break the product (a misspelt prefix got the server's
+# ceiling, confidential, instead of being refused).
+@pytest.mark.parametrize(
+    "scope",
+    [
+        "LEDGER:internal",
+        "Ledger:internal",
+        "ledger_internal",
+        "ledger-internal",
+        "ledger",
+        "ｌｅｄｇｅｒ:internal",
+    ],
+)
+def test_a_scope_that_is_ledger_but_for_case_width_or_separator_is_refused(scope: str) -> None:
+    with pytest.raises(InvalidArgumentError) as caught:
+        ceiling_of_scopes(["openid", scope], "confidential")
+    assert "spelt exactly ledger:public, ledger:internal" in str(caught.value)
+
+
+def test_other_scopes_beginning_with_the_same_letters_are_ignored() -> None:
+    assert ceiling_of_scopes(["ledgers", "ledgerbook:read", "openid"], "internal") == "internal"

@@ -195,14 +195,15 @@ def listen(options: HttpOptions) -> socket.socket:
 
 
 def serve_http(
-    explicit_space: Path | None,
+    explicit_space: Path,
     settings: Settings,
     audit: AuditLog | None,
     options: HttpOptions,
     auth: AuthOptions | None = None,
     log_level: str = "info",
 ) -> None:
-    """Serve over HTTP until SIGINT/SIGTERM, then answer what is in flight and end.
+    """Serve the ledger of ``explicit_space`` over HTTP (one ledger: a client's roots never
+    choose it) until SIGINT/SIGTERM, then answer what is in flight and end.
     Raises :class:`InvalidArgumentError` before serving."""
     check_http_options(options, auth)
     log = configure_logging(log_level)
@@ -218,7 +219,7 @@ def serve_http(
         bound.url,
         options.host,
         port,
-        display_path(explicit_space) if explicit_space else "chosen per request",
+        display_path(explicit_space),
         settings.cap_tokens,
         settings.ceiling or "none",
         f"issuer {auth.issuer}" if auth is not None else "off (loopback only)",

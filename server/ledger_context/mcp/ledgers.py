@@ -55,8 +55,7 @@ class Ledgers:
         self._lock = threading.Lock()
         self._logged: Path | None = None
         self.from_roots: Path | None = None
-        self.served = ServedPacks()
-        """The packs served since the server started (bounded), for ``get_context(since=...)``."""
+        self._served: dict[tuple[Path, str | None], ServedPacks] = {}
 
     def space(self, roots: ListRootsResult | None) -> Path:
         """The space: --space/LEDGER_SPACE, else the first client root holding .ledger,
@@ -105,6 +104,14 @@ class Ledgers:
             build = builder.build()
             build.provenance()  # git is asked here, in the worker thread, never on the event loop
             return build
+
+    def served(self, space: Path) -> ServedPacks:
+        """The packs served of ``space`` under the request's ceiling (bounded), for
+        ``get_context(since=...)``: one memory per ceiling, so a pack served under a higher
+        ceiling is never known to a lower one (its digest would confirm a guess, spec §8)."""
+        key = (space, self.settings_now().ceiling)
+        with self._lock:
+            return self._served.setdefault(key, ServedPacks())
 
     def search_index(self, space: Path) -> SearchIndex:
         """The search index of ``space`` under the request's ceiling (one per ceiling: a

@@ -42,7 +42,7 @@ def register_resources(server: MCPServer, ledgers: Ledgers, recorder: Recorder) 
             )
             raise mcp_error(exc) from None
         recorder.record(call=f"resource {PACK_URI}", arguments={}, build=build, ctx=REQUEST.get())
-        ledgers.served.remember(build.budgeted)
+        ledgers.served(build.ledger.space).remember(build.budgeted)
         return build.pack
 
     @server.resource(

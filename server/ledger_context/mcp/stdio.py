@@ -10,9 +10,11 @@ Replaces the SDK's ``stdio_server()``. Our own threads read stdin and write stdo
   a request still running then is answered with an error saying so, never left unanswered,
   and the process ends soon after even if that work sits in a worker thread;
 - EPIPE on stdout (the client closed its end) ends serving quietly;
-- SIGINT and SIGTERM end serving at once: answers already handed to the writer are
-  written (for at most :data:`FLUSH_SECONDS`), nothing after the signal is; a build still
-  running in a worker thread cannot hold the exit (:func:`on_hard_exit`, :data:`EXIT_SECONDS`);
+- SIGINT and SIGTERM end serving within about a second, and every request read still gets
+  one answer: no more input is passed on (a request read after the signal is answered with
+  an error at once), requests running get :data:`SIGNAL_GRACE_SECONDS` to finish, and each
+  still running then is answered with an error naming the signal; a build still running in
+  a worker thread cannot hold the exit (:func:`on_hard_exit`, :data:`EXIT_SECONDS`);
 - an error with code 0 (the SDK's catch-all) goes out as -32603, internal error;
 - backpressure: while :data:`MAX_IN_FLIGHT` requests wait for their answers to be handed
   to stdout, or :data:`OUTPUT_BYTES` of answers wait to be written (a client that sends
@@ -54,8 +56,11 @@ EOF_GRACE_SECONDS: Final = 10.0
 """How long requests read before EOF on stdin may still run to get their answers."""
 FLUSH_SECONDS: Final = 0.8
 """How long answers already computed may take to reach stdout when serving stops."""
+SIGNAL_GRACE_SECONDS: Final = 0.5
+"""How long requests running when a signal comes may still take to get their own answers."""
 EXIT_SECONDS: Final = 1.0
-"""After a signal the process ends this soon even if a worker thread is still building."""
+"""After a signal the process ends this soon even if a worker thread is still building
+(after :data:`SIGNAL_GRACE_SECONDS` and the errors for what did not finish)."""
 ERROR_TEXT_CHARS: Final = 1000
 """Error messages and their ``data`` strings are cut to this many characters."""
 OUTPUT_BYTES: Final = 4 << 20
@@ -217,6 +222,7 @@ class StdioChannel:
     async def serve(self, server: Server[Any], init_options: InitializationOptions) -> None:
         loop = asyncio.get_running_loop()
         self._answered = anyio.Event()
+        self._idle = anyio.Event()
         self._scope = anyio.CancelScope()
         output = _Output(self.stdout_fd, loop, lambda: self._stop("EPIPE"), self._room)
         to_sdk, sdk_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -247,10 +253,28 @@ class StdioChannel:
             logger.info("ledger-context: stopping (%s)", reason)
             if reason.startswith("SIG"):
                 _exit_soon(self._output)
+                self._counted()  # the reader stops waiting for room, and passes nothing on
+                asyncio.get_running_loop().create_task(self._wind_down(reason))
+                return
+        self._end_serving()
+
+    def _end_serving(self) -> None:
         # Answers the SDK hands over from now on fail at once instead of being written.
         self._from_sdk.close()
         self._scope.cancel()
         self._counted()
+
+    async def _wind_down(self, signal_name: str) -> None:
+        """A signal: let what runs finish for a moment, answer the rest with an error, end."""
+        if self._pending:
+            self._idle = anyio.Event()  # set by the writer when the last answer is handed on
+            with anyio.move_on_after(SIGNAL_GRACE_SECONDS):
+                await self._idle.wait()
+        await self._give_up_pending(
+            f"the server was stopped ({signal_name}) before this request finished; "
+            "send it again to a new server"
+        )
+        self._end_serving()
 
     def _counted(self) -> None:
         """Recount the requests in flight and wake the reader if it waits for room."""
@@ -304,6 +328,12 @@ class StdioChannel:
             await self._output.put(_fault_bytes(item))
             return
         message = item.message
+        if self.stopped_by is not None:  # read after a signal: answered here, never run
+            if isinstance(message, types.JSONRPCRequest):
+                error = {"code": _INTERNAL_ERROR, "message": f"the server is stopping ({self.stopped_by})"}
+                answer = {"jsonrpc": "2.0", "id": message.id, "error": error}
+                await self._output.put(json.dumps(answer, separators=(",", ":")).encode("utf-8") + b"\n")
+            return
         if isinstance(message, types.JSONRPCRequest):
             self._pending[_key(message.id)] += 1
             self._counted()
@@ -326,15 +356,15 @@ class StdioChannel:
                     sum(self._pending.values()),
                     self.eof_grace,
                 )
-                await self._give_up_pending()
+                await self._give_up_pending(
+                    f"the client closed the server's input and this request did not finish within "
+                    f"{self.eof_grace:g} s; it was cancelled (keep the input open until every answer arrives)"
+                )
         self._to_sdk.close()
 
-    async def _give_up_pending(self) -> None:
-        """Answer every request still running with an error: none is ever left unanswered."""
-        message = (
-            f"the client closed the server's input and this request did not finish within "
-            f"{self.eof_grace:g} s; it was cancelled (keep the input open until every answer arrives)"
-        )
+    async def _give_up_pending(self, message: str) -> None:
+        """Answer every request still running with ``message`` as an error: none is ever
+        left unanswered."""
         for key in list(self._pending):
             self._given_up.add(key)
             error = {"jsonrpc": "2.0", "id": key[1], "error": {"code": _INTERNAL_ERROR, "message": message}}
@@ -358,11 +388,14 @@ class StdioChannel:
                     else:
                         self._pending.pop(key, None)
                     self._counted()
-                    if not self._pending and self._eof:
-                        self._answered.set()
+                    if not self._pending:
+                        self._idle.set()
+                        if self._eof:
+                            self._answered.set()
                 await self._output.put(_encode(message))
 
     _answered: anyio.Event
+    _idle: anyio.Event
     _scope: anyio.CancelScope
     _output: _Output
     _to_sdk: MemoryObjectSendStream[SessionMessage | Exception]

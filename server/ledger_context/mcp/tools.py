@@ -191,9 +191,9 @@ def _register_get_context(tools: ToolRegistry, watcher: Watcher) -> None:
         budgeted, arguments = build.budgeted, {"detail": detail}
         meta = receipt(build, watcher(), await measured_of(build))
         if held is not None:  # the pack's bytes never depend on since; the answer may
-            meta["since"] = since_receipt(held, budgeted, ledgers.served.blocks(held))
+            meta["since"] = since_receipt(held, budgeted, ledgers.served(build.ledger.space).blocks(held))
             arguments["since"] = held
-        ledgers.served.remember(budgeted)
+        ledgers.served(build.ledger.space).remember(budgeted)
         text = unchanged_line(budgeted) if held == budgeted.sha256 else build.pack
         result = CallToolResult(content=[TextContent(type="text", text=text)], _meta={RECEIPT_KEY: meta})
         return Answer(result, build, arguments)

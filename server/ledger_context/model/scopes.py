@@ -4,11 +4,14 @@ A token scope ``ledger:<class>`` (``ledger:internal``) grants that class and eve
 strict one. The ceiling of a request is the strictest class the token's ``ledger:``
 scopes grant, never above the server's own ceiling; a token without a ``ledger:`` scope
 gets the server's ceiling. A ``ledger:`` scope naming no known class fails closed: the
-token is refused, rather than read as "no ceiling" or silently ignored.
+token is refused, rather than read as "no ceiling" or silently ignored; so is a scope
+that is ``ledger:`` but for case, width or separator (``LEDGER:internal``,
+``ledger_internal``), which would otherwise be ignored and get the server's ceiling.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 
 from .classify import CLASSES, RANK, parse_ceiling
@@ -31,6 +34,10 @@ def ceiling_of_scopes(scopes: Iterable[str], server_ceiling: str | None) -> str 
     granted: str | None = None
     for scope in scopes:
         if not scope.startswith(SCOPE_PREFIX):
+            if _near_miss(scope):
+                raise InvalidArgumentError(
+                    f"unknown scope {scope[:40]!r}: data-class scopes are spelt exactly {', '.join(SCOPES)}"
+                )
             continue
         try:
             name = parse_ceiling(scope[len(SCOPE_PREFIX) :])
@@ -46,3 +53,13 @@ def ceiling_of_scopes(scopes: Iterable[str], server_ceiling: str | None) -> str 
     if server_ceiling is not None and RANK[granted] > RANK[server_ceiling]:
         return server_ceiling
     return granted
+
+
+_SEPARATORS = frozenset(":_-./ ")
+
+
+def _near_miss(scope: str) -> bool:
+    """True if ``scope`` reads ``ledger`` then a separator (or nothing) once case and width
+    are folded: meant as a data-class scope, but misspelt."""
+    folded = unicodedata.normalize("NFKC", scope[:64]).casefold()
+    return folded.startswith("ledger") and (len(folded) == 6 or folded[6] in _SEPARATORS)
