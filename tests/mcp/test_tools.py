@@ -124,6 +124,7 @@ async def test_an_accepted_document_comes_back_exactly(mode: str) -> None:
         "next_offset": None,
         "bytes": size,
         "total_bytes": size,
+        "sha256": hashlib.sha256((DEMO / DECISION).read_bytes()).hexdigest(),
     }
     assert text_of(by_uri) == text_of(result)
 

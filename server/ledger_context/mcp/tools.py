@@ -118,15 +118,16 @@ async def measured_of(build: ContextBuild) -> tuple[Measured, ...]:
     return await anyio.to_thread.run_sync(lambda: measure(b.pack, b.tokens, sha256=b.sha256, wait=False))
 
 
-def _page_result(path: str, text: str, offset: int) -> CallToolResult:
-    """One page of ``text``; a page that is not the last ends with a line on how to go on,
-    and the whole page stays within :data:`PAGE_BYTES`."""
+def _page_result(path: str, text: str, offset: int, sha256: str) -> CallToolResult:
+    """One page of ``text`` (whose bytes have digest ``sha256``); a page that is not the last
+    ends with a line on how to go on, and the whole page stays within :data:`PAGE_BYTES`."""
     page = page_of(text, offset)
     if page.next_offset is not None:
         reserve = len(_continue_line(path, page.total, page.total).encode("utf-8"))
         page = page_of(text, offset, max(PAGE_BYTES - reserve, 4))
     body = page.text if page.next_offset is None else page.text + _continue_line(path, page.end, page.total)
-    return CallToolResult(content=[TextContent(type="text", text=body)], _meta={PAGE_KEY: _page_meta(page)})
+    meta = {PAGE_KEY: _page_meta(page, sha256)}
+    return CallToolResult(content=[TextContent(type="text", text=body)], _meta=meta)
 
 
 def _continue_line(path: str, end: int, total: int) -> str:
@@ -136,12 +137,14 @@ def _continue_line(path: str, end: int, total: int) -> str:
     )
 
 
-def _page_meta(page: Page) -> dict[str, int | None]:
+def _page_meta(page: Page, sha256: str) -> dict[str, int | str | None]:
+    # The digest lets a client see that pages read across an edit come from two versions.
     return {
         "offset": page.offset,
         "next_offset": page.next_offset,
         "bytes": page.end - page.offset,
         "total_bytes": page.total,
+        "sha256": sha256,
     }
 
 
@@ -245,6 +248,8 @@ def _register_read_document(tools: ToolRegistry) -> None:
         build = await build_for(ledgers, roots)
         if path.startswith(DOCUMENT_PREFIX):
             path = unquote(path[len(DOCUMENT_PREFIX) :])
-        result = _page_result(path, await served_document(build, path), offset)
+        text = await served_document(build, path)
         accepted = build.document(path)
+        assert accepted is not None  # served_document raised otherwise
+        result = _page_result(path, text, offset, accepted.sha256)
         return Answer(result, build, {"path": path, "offset": offset}, accepted)
