@@ -135,9 +135,11 @@ class _Formatter(argparse.HelpFormatter):
 def _columns() -> int:
     """The terminal's width as ``shutil.get_terminal_size`` gives it: $COLUMNS, else the tty's, else 80."""
     try:
-        return int(os.environ["COLUMNS"])
+        columns = int(os.environ["COLUMNS"])
     except (KeyError, ValueError):
-        pass
+        columns = 0
+    if columns > 0:
+        return columns
     try:
         stdout = sys.__stdout__
         return (os.get_terminal_size(stdout.fileno()).columns if stdout else 0) or 80
