@@ -26,8 +26,12 @@ def load_average() -> str:
 
 
 def child_env() -> dict[str, str]:
-    """The environment for child interpreters: ours (so PYTHONPATH, if set, still finds the package)."""
-    return dict(os.environ)
+    """The environment for child interpreters: ours (so PYTHONPATH, if set, still finds the
+    package), without PYTHONDONTWRITEBYTECODE: an installed package has its bytecode
+    cached, and compiling every module in every child would time the compiler instead."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def git_revision() -> str:

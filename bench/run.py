@@ -19,6 +19,7 @@ Usage::
     python bench/run.py --profile 10000      # cProfile of one cold build; prints, writes nothing
     python bench/run.py --profile findings-2500
     python bench/run.py --tmp                # generate the ledgers in a temporary directory
+    python bench/run.py --sizes none --ledgers none --docs 1000   # documentation-site and start-up
 
 Two suites
 ----------
@@ -31,6 +32,14 @@ Long-body ledgers (``long_ledgers.py``)
     documents for every shape and 50,000 for the findings- and experiments-heavy shapes
     (about 590 MB each; the decisions-heavy one would measure the same reader on the
     same sizes, so its disk is saved).
+
+Documentation-site ledgers (``doc_ledgers.py``, issue 29)
+    1,000 and 10,000 pages shaped like real documentation sites: 10–20 keys with dotted
+    and spaced names, US dates, CRLF and BOMs, long bodies, thousands of warnings. The
+    report gives the quick YAML path's hit rate on them and ``pack`` beside the naive
+    reader (``doc_builds.py``), then the start-up section (``startup.py``): ``pack`` on an
+    empty and a 100-document ledger beside ``python -c pass``, ``import yaml`` and the
+    naive reader.
 
 Every ledger is generated deterministically and kept in ``bench/.spaces/`` (git-ignored;
 ``--spaces-dir`` elsewhere, ``--tmp`` in a throwaway directory), reused by later runs
@@ -69,6 +78,8 @@ from typing import TypeVar
 from builds import ShortRun, bench_size
 from catalogue import catalogue_lines
 from catalogue import measure as measure_catalogue
+from doc_builds import DocResult, bench_docs, doc_lines
+from doc_ledgers import DOC_GENERATOR_VERSION
 from hostile_packs import bench_hostile, hostile_lines
 from ledgers import GENERATOR_VERSION, Space, generate_space
 from long_builds import LongReps, LongResult, bench_long
@@ -81,6 +92,7 @@ from processes import NAIVE, PACK, bench_process, check_printed_pack, command, r
 from profiling import profile_build
 from report import report
 from spaces import DEFAULT_SPACES_DIR, wait_until
+from startup import bench_startup, startup_lines
 from timing import Timing
 
 DEFAULT_RESULTS = BENCH_DIR / "RESULTS.md"
@@ -121,6 +133,13 @@ LONG_REPS = {
     50_000: LongReps(builds=1, naive=0, fast=3, processes=1, mcp_calls=10),
 }
 QUICK_LONG_REPS = {500: LongReps(builds=3, naive=1, fast=5, processes=1, mcp_calls=10)}
+
+DOC_SIZES = (1_000, 10_000)
+QUICK_DOC_SIZES = (1_000,)
+DOC_RUNS = {1_000: 5, 10_000: 3}
+QUICK_DOC_RUNS = {1_000: 2, 10_000: 1}
+STARTUP_ROUNDS = 20
+QUICK_STARTUP_ROUNDS = 8
 
 
 V = TypeVar("V")
@@ -181,6 +200,13 @@ def _parser() -> argparse.ArgumentParser:
         "(default: every shape at 2500 and 25000, findings and experiments at 50000; "
         f"shapes: {', '.join(SHAPES)})",
     )
+    parser.add_argument(
+        "--docs",
+        type=parse_sizes,
+        help="documentation-site ledgers (issue 29) of these sizes, e.g. 1000, or none "
+        "(default: 1000,10000; with --quick 1000)",
+    )
+    parser.add_argument("--no-startup", action="store_true", help="skip the start-up section")
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -248,6 +274,13 @@ def run_long(spaces_dir: Path, ledgers: tuple[tuple[str, int], ...], quick: bool
     return results
 
 
+def run_docs(spaces_dir: Path, sizes: tuple[int, ...] | None, quick: bool) -> list[DocResult]:
+    """The documentation-site ledgers: the quick path's hit rate, ``pack`` beside the naive reader."""
+    chosen = sizes if sizes is not None else QUICK_DOC_SIZES if quick else DOC_SIZES
+    runs = QUICK_DOC_RUNS if quick else DOC_RUNS
+    return [bench_docs(spaces_dir, size, nearest(runs, size)) for size in chosen]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     raw_argv = sys.argv[1:] if argv is None else argv
@@ -268,7 +301,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
 
         started = time.perf_counter()
-        generators = f"generator v{GENERATOR_VERSION}, long-body generator v{LONG_GENERATOR_VERSION}"
+        generators = (
+            f"generator v{GENERATOR_VERSION}, long-body generator v{LONG_GENERATOR_VERSION}, "
+            f"documentation-site generator v{DOC_GENERATOR_VERSION}"
+        )
         header = machine_line(dt.datetime.now().astimezone(), load_average(), generators)
         sizes = args.sizes if args.sizes is not None else QUICK_SIZES if args.quick else ALL_SIZES
         ledgers = (
@@ -276,12 +312,20 @@ def main(argv: list[str] | None = None) -> int:
         )
         short = run_short(spaces_dir, sizes, args.quick)
         long = run_long(spaces_dir, ledgers, args.quick)
+        docs = run_docs(spaces_dir, args.docs, args.quick)
+        startup = None
+        if not args.no_startup:
+            startup = bench_startup(spaces_dir, QUICK_STARTUP_ROUNDS if args.quick else STARTUP_ROUNDS)
         log("inputs built to be slow: a 100 KB heading line, a 2,000-deep folder chain")
         hostile = bench_hostile()
         log("measured tokens: the cost of counting")
         measured = bench_measured(spaces_dir, (100,) if args.quick else (100, 10_000))
         elapsed = time.perf_counter() - started
         text = report(header, raw_argv, short, long, elapsed, load_average())
+        if docs:
+            text += "\n" + "\n".join(doc_lines(docs)) + "\n"
+        if startup is not None:
+            text += "\n" + "\n".join(startup_lines(startup)) + "\n"
         text += "\n" + "\n".join(hostile_lines(hostile)) + "\n"
         log("the catalogue over stdio: tools/list and the instructions")
         text += "\n" + "\n".join(measured_lines(measured)) + "\n"

@@ -163,6 +163,39 @@ def test_every_command_has_help(command: list[str]) -> None:
     assert b"usage: ledger-context" in result.stdout
 
 
+def test_the_help_lists_every_command_and_a_command_s_help_its_own_options() -> None:
+    # Issue 29: only the named command's options are built; the others must still show
+    # wherever the command line names none.
+    listing = run_cli("--help").stdout.decode()
+    for name in ("pack", "explain", "search", "check", "serve", "audit"):
+        assert f"\n    {name} " in listing
+    pack = run_cli("pack", "--help").stdout.decode()
+    assert "--stats" in pack and "--log-level" not in pack
+    unknown = run_cli("unpack")
+    assert unknown.returncode == 2
+    assert (
+        b"invalid choice: 'unpack' (choose from 'pack', 'explain', 'search', 'check', 'serve', 'audit')"
+        in (unknown.stderr)
+    )
+
+
+@pytest.mark.parametrize(("columns", "width"), [("100", 100), ("0", None), ("wide", None), (None, None)])
+def test_the_help_is_as_wide_as_shutil_says_the_terminal_is(
+    monkeypatch: pytest.MonkeyPatch, columns: str | None, width: int | None
+) -> None:
+    import shutil
+
+    from ledger_context.cli import _columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _columns() == shutil.get_terminal_size().columns
+    if width is not None:
+        assert _columns() == width
+
+
 def test_version() -> None:
     result = run_cli("--version")
     assert result.stdout.startswith(b"ledger-context 0.")

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from . import __version__
 from .model.classify import CLASSES
@@ -61,26 +61,26 @@ def _cap_tokens(value: str) -> int:
 class _Options(NamedTuple):
     """Options several commands share, as argparse parent parsers."""
 
-    common: argparse.ArgumentParser
-    budget: argparse.ArgumentParser
-    history: argparse.ArgumentParser
-    audit_file: argparse.ArgumentParser
-    keep_days: argparse.ArgumentParser
+    common: _Parser
+    budget: _Parser
+    history: _Parser
+    audit_file: _Parser
+    keep_days: _Parser
 
 
-_Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+_Commands: TypeAlias = "argparse._SubParsersAction[_Parser]"
 
 
 def _options_parsers() -> _Options:
     """--space; --cap-tokens and --max-data-class; --rev; --audit; --audit-keep-days."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument(
         "--space",
         metavar="PATH",
         help="directory that contains .ledger/ (default: $LEDGER_SPACE, else the nearest "
         "directory holding .ledger from the working directory upward)",
     )
-    budget = argparse.ArgumentParser(add_help=False)
+    budget = _Parser(add_help=False)
     budget.add_argument(
         "--cap-tokens",
         type=_cap_tokens,
@@ -100,21 +100,21 @@ def _options_parsers() -> _Options:
         f"${UNDECLARED_ENV}, else they pass any ceiling)",
     )
 
-    history = argparse.ArgumentParser(add_help=False)
+    history = _Parser(add_help=False)
     history.add_argument(
         "--rev",
         metavar="REV",
         help="build from the ledger as committed at REV (a commit, branch or tag), read from "
         "git objects, not the work tree",
     )
-    audit_file = argparse.ArgumentParser(add_help=False)
+    audit_file = _Parser(add_help=False)
     audit_file.add_argument(
         "--audit",
         metavar="PATH",
         help="the audit log file (default: $LEDGER_AUDIT, else the user state folder, "
         "e.g. ~/.local/state/ledger-context/audit.sqlite3)",
     )
-    keep_days = argparse.ArgumentParser(add_help=False)
+    keep_days = _Parser(add_help=False)
     keep_days.add_argument(
         "--audit-keep-days",
         type=_keep_days,
@@ -124,8 +124,45 @@ def _options_parsers() -> _Options:
     return _Options(common, budget, history, audit_file, keep_days)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, its width read without importing shutil (and with it bz2 and
+    lzma): argparse makes one per option added, so every command paid for it at start-up."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2)
+
+
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` gives it: $COLUMNS, else the tty's, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        stdout = sys.__stdout__
+        return (os.get_terminal_size(stdout.fileno()).columns if stdout else 0) or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser with :class:`_Formatter`; subcommands' parsers are of this class too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
+def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; for ``argv`` naming a command first, that command's alone.
+
+    Building every command's options cost about a third of a short ``pack`` process
+    (argparse looks up a translation for each help string); the others' are needed only
+    when the command line names none, and then every one is built.
+    """
+    parser = _Parser(
         prog="ledger-context",
         description="Deterministic, byte-budgeted context packs of an experiment ledger, "
         "for AI agents over MCP and for people on the command line.",
@@ -134,8 +171,18 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     options = _options_parsers()
-    for add in (_add_pack, _add_explain, _add_search, _add_check, _add_serve, _add_audit):
-        add(commands, options)
+    adders = {
+        "pack": _add_pack,
+        "explain": _add_explain,
+        "search": _add_search,
+        "check": _add_check,
+        "serve": _add_serve,
+        "audit": _add_audit,
+    }
+    first = argv[0] if argv else None
+    for name, add in adders.items():
+        if first not in adders or name == first:
+            add(commands, options)
     return parser
 
 
@@ -710,7 +757,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     reconfigure = getattr(sys.stderr, "reconfigure", None)
     if reconfigure is not None:  # a message must never fail on a console's encoding
         reconfigure(errors="backslashreplace")
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser(argv)
     args = parser.parse_args(argv)
     try:
         return _COMMANDS[args.command](args)

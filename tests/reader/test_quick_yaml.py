@@ -496,6 +496,7 @@ _DOC_VALUES = st.sampled_from(
         "Martin Becze <mb@ethereum.org>, Hudson Jameson (@hudson), et al.", "It's a page, really", "true",
         "(find a buddy later to help out with the RFC)", "reference", "42", "Add-Member", "'quoted, value'",
         '"double: quoted"', "[a, b, 'c, d']", "[]", '["fundamental", "", ""]', "~", "a #hash-in-text",
+        r'"Use \"quotes\" and \\ and \/"', r'["a\"b", c]', "trailing tab\t", "blanks \t ",
     ]
 )  # fmt: skip
 _CONTINUATIONS = st.sampled_from(["and more words", "x.y (z)", "02/10/2026", "é 🙂"])
@@ -507,8 +508,9 @@ def _docs_frontmatters(draw: st.DrawFn) -> str:
     lines = []
     for key in keys:
         value = draw(_DOC_VALUES)
-        lines.append(f"{key}: {value}{draw(st.sampled_from(['', ' ', '  # why']))}")
-        plain = value[0] not in "'\"[~" and " #" not in value  # " #" starts a comment
+        suffix = "" if "\t" in value else draw(st.sampled_from(["", " ", "  # why"]))  # a tab ends its line
+        lines.append(f"{key}: {value}{suffix}")
+        plain = value[0] not in "'\"[~" and " #" not in value and "\t" not in value  # " #" starts a comment
         if plain and not lines[-1].endswith("# why") and draw(st.integers(0, 4)) == 0:
             lines += [
                 " " * draw(st.integers(1, 4)) + draw(_CONTINUATIONS) for _ in range(draw(st.integers(1, 2)))
@@ -544,3 +546,51 @@ def test_quick_path_reads_a_powershell_docs_page() -> None:
         "title": "Add-Member",
         "description": "Adds custom properties and methods to an instance of a PowerShell object.",
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("title: A page\t\nb: c", {"title": "A page", "b": "c"}),
+        ("title: A page \t  \nb: c", {"title": "A page", "b": "c"}),
+        ("title: 'A page'\t", {"title": "A page"}),
+        ("tags: [a, b]\t", {"tags": ["a", "b"]}),
+        ("a: b # why\t", {"a": "b"}),
+        ("a:\n  b: c\t\n  d: e", {"a": {"b": "c", "d": "e"}}),
+    ],
+)
+def test_a_tab_among_the_blanks_that_end_a_line_reads_as_libyaml_reads_it(
+    text: str, expected: dict[str, Any]
+) -> None:
+    # Issue 29: editors leave trailing tabs on real pages; each one sent the page to libyaml.
+    assert quick_mapping(text) == expected
+    assert _reference(text) == (expected, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a:\t\nb: c", "a: b\n\t\nc: d", "a: b\tc", "a: |\n  x\t\n", "- x\t", "a: >\t\n  x", "\ta: b"],
+)
+def test_a_tab_anywhere_else_is_left_to_the_full_loader(text: str) -> None:
+    assert quick_mapping(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r'note: "Use \"quotes\" here"', 'Use "quotes" here'),
+        (r'note: "a \\ b \/ c"', "a \\ b / c"),
+        (r'note: "\\\""', '\\"'),
+        (r'note: "ends \\"', "ends \\"),
+    ],
+)
+def test_a_double_quoted_value_with_quote_backslash_or_slash_escapes_is_read(
+    text: str, expected: str
+) -> None:
+    assert quick_mapping(text) == {"note": expected}
+    assert _reference(text) == ({"note": expected}, [])
+
+
+@pytest.mark.parametrize("text", [r'a: "\n"', r'a: "\x41"', r'a: "\u00e9"', r'a: "x\"', r'a: "\ "'])
+def test_other_escapes_are_left_to_the_full_loader(text: str) -> None:
+    assert quick_mapping(text) is None

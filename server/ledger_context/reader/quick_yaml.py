@@ -22,7 +22,7 @@ matched in time linear in its length, and the loop does constant work per line):
     INDENT      := " "*
     plain       := START (NS | ":" before NS | "#" after NS | " "+ before NS)*
     single      := "'" ([^'] | "''")* "'"
-    double      := '"' [^"\\\\]* '"'           no escapes at all
+    double      := '"' ([^"\\\\] | "\\" ["\\\\/])* '"'   the escapes \\" \\\\ \\/ only
     flow        := "[" " "* [ITEM (" "* "," " "* ITEM)*] " "* "]"
     ITEM        := START [^,[]{}#:]* | single | double    plain items lose trailing spaces
     block-header:= ("|" | ">") ["-"]       then only spaces to the end of the line
@@ -31,6 +31,7 @@ matched in time linear in its length, and the loop does constant work per line):
     FIRST       := a letter, a digit, one of _./(+$=~^< or a non-ASCII character that
                    cannot start YAML syntax
     UNSAFE      := C0 controls and tab (newline aside), DEL, C1 controls, U+2028,
+                   (a tab among the blanks that end a line after text is read as a space)
                    U+2029, U+FDD0-U+FDEF, U+FEFF, U+FFFE, U+FFFF, surrogates
 
 Structure, by indentation (the number of leading spaces):
@@ -56,7 +57,7 @@ Structure, by indentation (the number of leading spaces):
   far below spec §2's 64: anything deeper goes to the full loader, which bounds it.
 
 Every scalar is a string, as PyYAML's base loader reads it: plain ones as written,
-single-quoted ones with ``''`` read as ``'``, double-quoted ones as written. Blank lines
+single-quoted ones with ``''`` read as ``'``, double-quoted ones with their escapes read. Blank lines
 and comments outside block scalars are ignored. A key given twice in one mapping keeps
 its last value, as PyYAML's constructor does, and is returned with its line and column
 so the caller reports it as it reports the full loader's.
@@ -64,6 +65,7 @@ so the caller reports it as it reports the full loader's.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -77,7 +79,7 @@ MAX_QUICK_DEPTH = 16
 # class, and FIRST (A-Za-z0-9_./(+$=~^< and U+00C0-U+2027, U+202A-U+D7FF, U+E000-U+FDCF,
 # U+10000-U+10FFFF) is written as its complement.
 _UNSAFE_HIGH = r"\x7f-\x9f\u2028\u2029\ufdd0-\ufdef\ufeff\ufffe\uffff\ud800-\udfff"
-_HAS_UNSAFE = re.compile(rf"[\x00-\x09\x0b-\x1f{_UNSAFE_HIGH}]")  # all of them but \n
+_HAS_UNSAFE = rf"[\x00-\x09\x0b-\x1f{_UNSAFE_HIGH}]"  # all of them but \n
 _FIRST = r"[^\x00-\x23%&')*,\-:;>?@\[\\\]`{|}\x7f-\xbf\u2028\u2029\ud800-\udfff\ufdd0-\uffff]"
 _START = rf"(?:{_FIRST}|-(?={_FIRST}))"
 _NS = r"[^ \n#:]"
@@ -85,7 +87,7 @@ _NS = r"[^ \n#:]"
 # after a character that is not a space, ":" only before one that is not.
 _PLAIN = rf"{_START}(?:[^ \n:]++|:(?=[^ \n])| ++(?={_NS}))*+"
 _SINGLE = r"'(?:[^'\n]|'')*+'"
-_DOUBLE = r'"[^"\\\n]*+"'
+_DOUBLE = r'"(?:[^"\\\n]++|\\["\\/])*+"'
 _ITEM_PLAIN = rf"{_START}[^,\[\]{{}}#:\n]*+"
 _ITEM = rf"(?:{_ITEM_PLAIN}|{_SINGLE}|{_DOUBLE})"
 _FLOW = rf"\[ *+(?:{_ITEM}(?: *+, *+{_ITEM})*+)? *+\]"
@@ -100,11 +102,18 @@ _VALUE = (
 # One match per line, each starting where the last one ended (no search between them):
 # ``rest`` is the line after its indentation (block scalars need it verbatim), ``other``
 # is set when the line is outside the grammar.
-_LINE = re.compile(
+_LINE = (
     rf"(?P<indent> *+)(?P<rest>(?P<dash>- ++)?(?:(?P<key>{_KEY}):(?![^ \n]) *+)?{_VALUE}? *+"
     rf"(?:(?<![^ \n])#[^\n]*+)?{_EOL}|(?P<other>[^\n]++))\n?"
 )
-_FLOW_ITEMS = re.compile(rf"(?P<plain>{_ITEM_PLAIN})|(?P<single>{_SINGLE})|(?P<double>{_DOUBLE})")
+_FLOW_ITEMS = rf"(?P<plain>{_ITEM_PLAIN})|(?P<single>{_SINGLE})|(?P<double>{_DOUBLE})"
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled on first use: compiling these three cost about 6 ms at import,
+    paid by every command, even one that reads no frontmatter."""
+    return re.compile(pattern)
 
 
 def _flow_list(flow: str) -> list[str]:
@@ -113,9 +122,17 @@ def _flow_list(flow: str) -> list[str]:
         inner = flow[1:-1].strip(" ")
         return [item.strip(" ") for item in inner.split(",")] if inner else []
     return [
-        plain.rstrip(" ") if plain else single[1:-1].replace("''", "'") if single else double[1:-1]
-        for plain, single, double in _FLOW_ITEMS.findall(flow, 1, len(flow) - 1)
+        plain.rstrip(" ") if plain else single[1:-1].replace("''", "'") if single else _double(double)
+        for plain, single, double in _compiled(_FLOW_ITEMS).findall(flow, 1, len(flow) - 1)
     ]
+
+
+def _double(quoted: str) -> str:
+    """A double-quoted scalar's string: the grammar lets only \\", \\\\ and \\/ through."""
+    inner = quoted[1:-1]
+    if "\\" not in inner:
+        return inner
+    return _compiled(r"\\(.)").sub(r"\1", inner)  # one pass, left to right
 
 
 def _block_scalar(style: str, lines: list[str], final_newline: bool) -> str:
@@ -136,7 +153,7 @@ def _value(plain: str, single: str, double: str, flow: str, depth: int) -> Any:
     if single:
         return single[1:-1].replace("''", "'")
     if double:
-        return double[1:-1]
+        return _double(double)
     if flow:
         return _DECLINE if depth + 1 > MAX_QUICK_DEPTH else _flow_list(flow)
     return None
@@ -282,6 +299,26 @@ class _Reader:
         return self.root
 
 
+def _trailing_tabs_as_spaces(frontmatter: str) -> str | None:
+    """``frontmatter`` with each run of blanks holding a tab at the end of a line after
+    text written as one space, or ``None`` when a tab is anywhere else.
+
+    YAML skips such blanks after a scalar, a flow list or a comment (editors leave them on
+    real pages), and a space there reads the same. Not after ``:``, ``-``, ``|`` or
+    ``>``, where libyaml may take a tab for the start of a token, nor on a line of blanks
+    alone; in a block scalar the space still sends the text to the full loader, since
+    there the blanks are text.
+    """
+    lines = frontmatter.split("\n")
+    for number, line in enumerate(lines):
+        if "\t" in line:
+            text = line.rstrip(" \t")
+            if not text or "\t" in text or text[-1] in ":-|>":
+                return None
+            lines[number] = text + " "
+    return "\n".join(lines)
+
+
 def quick_mapping(frontmatter: str) -> dict[str, Any] | None:
     """The mapping of a frontmatter in the grammar of this module, or ``None`` (see
     :func:`quick_load`, which also gives the duplicate keys)."""
@@ -297,11 +334,12 @@ def quick_load(frontmatter: str) -> tuple[dict[str, Any], list[tuple[int, int]]]
     in UNSAFE, a key longer than :data:`MAX_KEY_CHARS` or a merge key (``<<``), deep
     nesting, or a line at an indentation YAML would read otherwise than this path.
     """
-    if _HAS_UNSAFE.search(frontmatter) is not None:
+    text = _trailing_tabs_as_spaces(frontmatter) if "\t" in frontmatter else frontmatter
+    if text is None or _compiled(_HAS_UNSAFE).search(text) is not None:
         return None
     reader = _Reader()
-    lines = _LINE.findall(frontmatter)
-    if not frontmatter.endswith("\n"):
+    lines = _compiled(_LINE).findall(text)
+    if not text.endswith("\n"):
         lines.pop()  # the empty match at the end of the text is no line
     indents, containers = reader.indents, reader.containers
     entry = reader.entry  # bound once: this loop runs for every frontmatter line
@@ -326,7 +364,7 @@ def quick_load(frontmatter: str) -> tuple[dict[str, Any], list[tuple[int, int]]]
                     top[key] = plain
                     reader.plain = (top, key, width, rest)
                 else:
-                    top[key] = _flow_list(flow) if flow else double[1:-1]
+                    top[key] = _flow_list(flow) if flow else _double(double)
                     reader.plain = None
                 continue
         if reader.scalar is not None:
