@@ -256,7 +256,7 @@ def _add_serve(commands: _Commands, o: _Options) -> None:
     serve = commands.add_parser(
         "serve",
         parents=[o.common, o.budget, o.audit_file, o.keep_days],
-        help="run the MCP stdio server (tools get_context, explain_budget and read_document)",
+        help="run the MCP server (tools get_context, explain_budget, read_document and search_ledger)",
         description="Run the MCP server over stdio. Only JSON-RPC goes to stdout; logs go to stderr. "
         "Every call answered is recorded in the audit log. "
         "An explicit space that holds no ledger stops it at once (exit 2). It ends, exit 0, when "

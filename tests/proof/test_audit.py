@@ -334,3 +334,18 @@ def test_the_log_is_never_opened_through_a_symbolic_link(tmp_path: Path) -> None
     assert len(audit.list_calls(real)) == 1
     with pytest.raises(audit.AuditError, match="symbolic link"):
         audit.list_calls(linked)
+
+
+# Regression: a bug found by trying to break the product (with the log refused at its path,
+# every receipt still named an audit_head, and the count of records not written read 0).
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need privileges on Windows")
+def test_a_log_that_cannot_be_opened_names_no_head_and_counts_each_record_at_once(tmp_path: Path) -> None:
+    linked = tmp_path / "linked.sqlite3"
+    linked.symlink_to(tmp_path / "elsewhere.sqlite3")
+    log = audit.AuditLog(linked)
+    try:
+        heads = [log.record(record("p"), "p"), log.record(record("q"), "q")]
+        assert heads == [None, None]
+        assert log.state.endswith("(2 records not written)")
+    finally:
+        log.close()

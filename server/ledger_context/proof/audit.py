@@ -223,6 +223,8 @@ def log_path(explicit: str | None, environ: Mapping[str, str]) -> Path:
 def _placement_fault(path: Path) -> str | None:
     """Why ``path`` can never hold the log (a file where a folder must be), else ``None``;
     a few ``stat`` calls, so a server can say it at startup."""
+    if path.is_symlink():  # refused at open too (O_NOFOLLOW): known now, said before any call
+        return f"{path} is a symbolic link; give the log's real path"
     if path.is_dir():
         return f"{path} is a folder"
     folder = path.parent
@@ -397,6 +399,11 @@ class AuditLog:
             return None
 
     def _link_and_queue(self, record: CallRecord, body: bytes) -> str | None:
+        if self._failure is not None and self._db is None and time.monotonic() < self._retry_at:
+            # The log cannot be opened now: the writer would drop this record, so no receipt
+            # may name it (its audit_head is None) and the count says so at once.
+            self.dropped += 1
+            return None
         with self._chain_lock:  # the chain's order is the queue's order
             linked = replace(
                 _storable_fields(record), chain=self.chain, seq=self._seq, prev_hash=self._head, row_hash=""
