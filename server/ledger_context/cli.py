@@ -344,7 +344,8 @@ def _add_audit(commands: _Commands, o: _Options) -> None:
     verify.add_argument(
         "--head",
         metavar="HASH",
-        help="a receipt's audit_head: fail unless that row is still in the log",
+        type=_row_hash,
+        help="a receipt's audit_head (64 hex digits): fail unless that row is still in the log",
     )
     audit_commands.add_parser(
         "prune",
@@ -620,6 +621,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     # running in a worker thread, or the interpreter's teardown (about a second after a
     # signal), would hold the exit.
     os._exit(0)
+
+
+def _row_hash(value: str) -> str:
+    """``--head``: a row hash is a SHA-256, 64 hex digits (argparse says so for anything else)."""
+    text = value.strip().lower()
+    if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
+        raise argparse.ArgumentTypeError(
+            f"{value[:70]!r} is not a row hash: give the receipt's audit_head, 64 hex digits"
+        )
+    return text
 
 
 def _stopped_while_starting(signum: int, frame: object) -> None:

@@ -124,3 +124,15 @@ def test_breaks_start_at_the_anchor() -> None:
     assert chain.breaks([Link(2, 1, "f" * 64, row_hash("f" * 64, ("b", 1)), ("b", 1))], (0, first)) == [
         "row 2: does not follow the row before it (inserted, or one deleted)"
     ]
+
+
+# Regression: a bug found by trying to break the product (--head zz reported a mismatch).
+def test_a_head_that_is_not_a_row_hash_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "audit.sqlite3"
+    _log(path)
+    with pytest.raises(SystemExit) as ended:
+        main(["audit", "verify", "--audit", str(path), "--head", "zz"])
+    assert ended.value.code == 2
+    assert "'zz' is not a row hash: give the receipt's audit_head, 64 hex digits" in capsys.readouterr().err
