@@ -6,10 +6,9 @@ search), so the server starts and answers ``initialize`` even where there is no 
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote, urlparse
 from urllib.request import url2pathname
@@ -21,24 +20,11 @@ from ..pack.changes import ServedPacks
 from ..pack.settings import Settings
 from ..reader.space import display_path, find_space, holds_ledger
 from ..search.inverted import SearchIndex
+from .identity import IDENTITY
 
 logger = logging.getLogger("ledger_context")
 
 DOCUMENT_PREFIX = "ledger://document/"
-
-
-@dataclass(frozen=True, slots=True)
-class Identity:
-    """Who a request is from (team mode): the token's subject and client, and the
-    data-class ceiling its scopes allow (already capped by the server's)."""
-
-    subject: str | None
-    client_id: str | None
-    ceiling: str | None
-
-
-IDENTITY: contextvars.ContextVar[Identity | None] = contextvars.ContextVar("ledger_identity", default=None)
-"""The identity of the request being answered; ``None`` outside a request and over stdio."""
 
 
 class Ledgers:
