@@ -98,3 +98,28 @@ def test_builds_without_an_identity_get_the_unidentified_settings() -> None:
     ledgers = Ledgers(None, Settings())
     ledgers.unidentified = Settings(ceiling="public")
     assert ledgers.build(FIXTURES / "demo").ceiling == "public"
+
+
+# Regression: a bug found by trying to break the product (the receipt's built_at moved when
+# only a withheld document was edited: a client learnt when a document it may not see changed).
+def test_an_edit_of_a_withheld_document_alone_keeps_the_build_date(tmp_path: Path) -> None:
+    from ledger_context.pack.settings import make_settings
+
+    space = write_ledger(
+        tmp_path,
+        {
+            "findings/open.md": doc(status="current", title="Open"),
+            "findings/secret.md": doc(status="current", title="Secret", data_class="restricted"),
+        },
+    )
+    ledgers = Ledgers(space, make_settings(max_data_class="internal"))
+    first = ledgers.build(space)
+    (space / ".ledger/findings/secret.md").write_text(
+        doc(status="current", title="Secret 2", data_class="restricted")
+    )
+    second = ledgers.build(space)
+    assert second.ledger.documents != first.ledger.documents  # really built again
+    assert second.built_at == first.built_at and second.pack == first.pack
+    (space / ".ledger/findings/open.md").write_text(doc(status="current", title="Open 2"))
+    third = ledgers.build(space)
+    assert third.built_at > first.built_at

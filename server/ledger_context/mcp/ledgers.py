@@ -42,6 +42,7 @@ class Ledgers:
         self._logged: Path | None = None
         self.from_roots: Path | None = None
         self._served: dict[tuple[Path, str | None], ServedPacks] = {}
+        self._shown: dict[tuple[Path, str | None], tuple[tuple[object, ...], float]] = {}
 
     def space(self, roots: ListRootsResult | None) -> Path:
         """The space: --space/LEDGER_SPACE, else the first client root holding .ledger,
@@ -88,8 +89,21 @@ class Ledgers:
                 builder = ContextBuilder(space, settings=settings)
                 self._builders[(space, settings.ceiling)] = builder
             build = builder.build()
-            build.provenance()  # git is asked here, in the worker thread, never on the event loop
-            return build
+            origin = build.provenance()  # git is asked here, in the worker thread, never on the event loop
+            shown = (build.budgeted.sha256, origin.commit, origin.dirty, origin.fingerprint)
+            return self._dated((space, settings.ceiling), build, shown)
+
+    def _dated(
+        self, key: tuple[Path, str | None], build: ContextBuild, shown: tuple[object, ...]
+    ) -> ContextBuild:
+        """``build``, dated when what its receipt shows last changed: a rebuild after an edit
+        of a withheld document alone keeps the earlier ``built_at``, which would otherwise
+        tell a client when a document it may not see was edited."""
+        last = self._shown.get(key)
+        if last is not None and last[0] == shown and last[1] < build.built_at:
+            build = replace(build, built_at=last[1])
+        self._shown[key] = (shown, build.built_at)
+        return build
 
     def served(self, space: Path) -> ServedPacks:
         """The packs served of ``space`` under the request's ceiling (bounded), for
