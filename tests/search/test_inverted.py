@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import tempfile
 from dataclasses import replace
@@ -80,8 +81,9 @@ def test_the_threshold_algorithm_keeps_the_rules_first_hits(
     bodies: list[list[str]], copies: int, queries: list[list[str]], limit: int
 ) -> None:
     """best() finds the first ``limit`` of the full rule (scores, then newest, then
-    path), and counts the same matches, whatever the kind; copies of a document make
-    equal scores, which the stop rule must not separate."""
+    path), and counts the same matches, whatever the kind, by the threshold algorithm
+    or by adding up the lists; copies of a document make equal scores, which the stop
+    rule must not separate."""
     kinds = ("findings", "decisions", "experiments")
     files = {}
     for number, body in enumerate(bodies):
@@ -96,7 +98,8 @@ def test_the_threshold_algorithm_keeps_the_rules_first_hits(
     index = SearchIndex()
     index.sync(documents, None)
     by_path = {d.path: d for d in documents}
-    for words in queries:
+    for words, share in itertools.product(queries, (0.0, 0.5, math.inf)):
+        index.full_scoring_share = share  # always add up, the default, never add up
         full = index.scores(words)
         for kind in (None, "finding", "decision", "experiment"):
             matching = [p for p in full if kind is None or by_path[p].kind == kind]

@@ -90,6 +90,10 @@ class SearchIndex:
     A document whose bytes and title did not change keeps its postings across syncs.
     """
 
+    full_scoring_share = 0.5
+    """:meth:`best` adds up every list once it has scored documents worth this share of
+    the lists' postings (tests set 0 or infinity to check each way alone)."""
+
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.documents: dict[str, Document] = {}
@@ -195,7 +199,12 @@ class SearchIndex:
         met: dict[str, int] = {}
         top: list[int] = []  # the ``limit`` highest scores met, a min-heap
         depth, deepest = 0, max(len(ranked.paths) for ranked in lists)
+        # Scoring a met document costs a look-up per term: past half the postings, adding
+        # up every list is cheaper (equal impacts everywhere, say) and gives the same.
+        enough = self.full_scoring_share * sum(len(ranked.paths) for ranked in lists)
         while depth < deepest:
+            if len(met) * len(lists) > enough:
+                return self._every_score(lists, limit), self._matching(lists)
             for ranked in lists:
                 paths = ranked.paths
                 if depth < len(paths) and paths[depth] not in met:
@@ -213,6 +222,21 @@ class SearchIndex:
                 if top[0] > round(bound * SCALE):
                     break
         return met, self._matching(lists)
+
+    @staticmethod
+    def _every_score(lists: list[_Ranked], limit: int) -> dict[str, int]:
+        """The scores of every holder of ``lists`` (in the rule's term order) that score
+        at least the ``limit``-th highest: the set :meth:`best` promises, found by
+        adding up the lists."""
+        totals: dict[str, float] = {}
+        for ranked in lists:
+            for path, impact in zip(ranked.paths, ranked.impacts, strict=True):
+                totals[path] = totals.get(path, 0.0) + impact
+        scores = {path: round(total * SCALE) for path, total in totals.items()}
+        if len(scores) <= limit:
+            return scores
+        least = heapq.nlargest(limit, scores.values())[-1]
+        return {path: score for path, score in scores.items() if score >= least}
 
     def _matching(self, lists: list[_Ranked]) -> int:
         """How many documents are in at least one of ``lists``."""
