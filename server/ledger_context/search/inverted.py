@@ -24,8 +24,9 @@ from ..model.document import Document
 from .terms import terms
 
 FIELDS = ("title", "frontmatter", "body")
-WEIGHTS = (3.0, 1.0, 1.0)
-"""BM25F field weights, in :data:`FIELDS` order: a title word counts three body words."""
+WEIGHTS = (8.0, 1.0, 1.0)
+"""BM25F field weights, in :data:`FIELDS` order: a title word counts eight body words
+(docs/decisions.md says why eight)."""
 K1 = 1.2
 B = 0.75
 """BM25 saturation and length normalisation, the same ``b`` for every field."""
@@ -90,7 +91,7 @@ class SearchIndex:
     A document whose bytes and title did not change keeps its postings across syncs.
     """
 
-    full_scoring_share = 0.5
+    full_scoring_share = 0.1
     """:meth:`best` adds up every list once it has scored documents worth this share of
     the lists' postings (tests set 0 or infinity to check each way alone)."""
 
@@ -199,7 +200,7 @@ class SearchIndex:
         met: dict[str, int] = {}
         top: list[int] = []  # the ``limit`` highest scores met, a min-heap
         depth, deepest = 0, max(len(ranked.paths) for ranked in lists)
-        # Scoring a met document costs a look-up per term: past half the postings, adding
+        # Scoring a met document costs a look-up per term: past a tenth of the postings, adding
         # up every list is cheaper (equal impacts everywhere, say) and gives the same.
         enough = self.full_scoring_share * sum(len(ranked.paths) for ranked in lists)
         while depth < deepest:
