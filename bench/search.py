@@ -29,12 +29,15 @@ the ranked lists kept after the queries (bounded by ``CACHED_POSTINGS``).
 
 from __future__ import annotations
 
+import ast
 import bisect
 import gc
 import itertools
+import json
 import random
 import statistics
 import sys
+import sysconfig
 import time
 import tracemalloc
 from pathlib import Path
@@ -135,6 +138,44 @@ def _space(spaces_dir: Path, documents: int, zipf_titles: bool = False) -> Path:
     params = {"search_bench": SEED, "documents": documents, "titles": "zipf" if zipf_titles else "subject"}
     path, _, _ = cached_space(spaces_dir, name, params, lambda space: _write(space, documents, zipf_titles))
     return path
+
+
+def _write_docstrings(space: Path) -> dict[str, int]:
+    """A ledger of real prose: one document per documented class and function of the
+    running Python's standard library (read with ``ast``, nothing imported), its title
+    the docstring's summary line, its body the rest; the kind and date from its order."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    skip = {"test", "idlelib", "lib2to3", "site-packages", "tkinter", "turtledemo", "pydoc_data"}
+    files = total = 0
+    for source in sorted(stdlib.rglob("*.py")):
+        if skip & set(source.relative_to(stdlib).parts):
+            continue
+        try:
+            tree = ast.parse(source.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            summary, _, rest = (ast.get_docstring(node) or "").strip().partition("\n")
+            if not 3 <= len(summary.split()) <= 14 or len(rest.split()) < 15:
+                continue
+            kind = KINDS[files % 3][0]
+            text = (
+                f"---\ntitle: {json.dumps(summary.strip().rstrip('.'))}\nstatus: current\n"
+                f"updated_at: 2026-{1 + files % 12:02d}-{1 + files % 28:02d}\n---\n\n{rest.strip()}\n"
+            )
+            path = space / ".ledger" / kind / f"{files // 1000:03d}" / f"{node.name[:60]}-{files:05d}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            files, total = files + 1, total + len(text.encode("utf-8"))
+    return {"files": files, "bytes": total}
+
+
+def _docstring_space(spaces_dir: Path) -> Path:
+    version = f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
+    params = {"search_bench": SEED, "docstrings": version}
+    return cached_space(spaces_dir, "search-python-docstrings", params, _write_docstrings)[0]
 
 
 def _known_items(build: ContextBuild, index: SearchIndex, rng: random.Random) -> tuple[float, float, float]:
@@ -243,6 +284,7 @@ def search_lines(
         lines.append(report(f"search-{documents}", _space(spaces_dir, documents)))
     if real:
         lines.append(report("search-10000-zipf-titles", _space(spaces_dir, 10_000, zipf_titles=True)))
+        lines.append(report("python-docstrings", _docstring_space(spaces_dir)))
         for shape, documents in (("findings", 2500), ("experiments", 2500)):
             long_space = generate_long_space(spaces_dir, shape, documents)
             wait_until(long_space.ready_at)

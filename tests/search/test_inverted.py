@@ -98,7 +98,7 @@ def test_the_threshold_algorithm_keeps_the_rules_first_hits(
     index = SearchIndex()
     index.sync(documents, None)
     by_path = {d.path: d for d in documents}
-    for words, share in itertools.product(queries, (0.0, 0.5, math.inf)):
+    for words, share in itertools.product(queries, (0.0, 0.1, math.inf)):
         index.full_scoring_share = share  # always add up, the default, never add up
         full = index.scores(words)
         for kind in (None, "finding", "decision", "experiment"):
