@@ -86,7 +86,7 @@ class _Entry:
 class SearchIndex:
     """An inverted index over a set of documents, brought up to date with :meth:`sync`.
 
-    Safe to share between threads: :meth:`sync` and :meth:`scores` run under one lock
+    Safe to share between threads: :meth:`sync` and :meth:`best` run under one lock
     (held by the caller through :attr:`lock`), so a search sees one set of documents.
     A document whose bytes and title did not change keeps its postings across syncs.
     """
