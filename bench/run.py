@@ -20,6 +20,7 @@ Usage::
     python bench/run.py --profile findings-2500
     python bench/run.py --tmp                # generate the ledgers in a temporary directory
     python bench/run.py --sizes none --ledgers none --docs 1000   # documentation-site and start-up
+    python bench/run.py --search 1000        # search at these sizes only (none: skip search)
 
 Two suites
 ----------
@@ -58,7 +59,8 @@ are made: ``floors.py`` (stat, I/O, read-and-decode floors), ``naive.py`` (the n
 python-frontmatter reader), ``builds.py`` (short-body cold, warm, one file touched),
 ``long_builds.py`` (long-body suite), ``processes.py`` (whole processes, run in turn),
 ``memory.py`` (peak RSS in a fresh interpreter), ``mcp_calls.py`` (MCP over stdio),
-``catalogue.py`` (the catalogue's bytes against its budget), and
+``catalogue.py`` (the catalogue's bytes against its budget), ``search.py`` (search:
+known-item quality, warm latency, the index's cost and memory; ``--search``), and
 ``targets.py`` (every target, PASS/MISS). ``steps.py``, run on its own, times each step of the
 reader alone beside a cold build (``python bench/steps.py findings-2500``); ``compare.py``
 runs two versions' whole ``pack`` beside the naive reader, in turn.
@@ -91,6 +93,8 @@ from memory import child_cold_build
 from processes import NAIVE, PACK, bench_process, check_printed_pack, command, run_in_turn
 from profiling import profile_build
 from report import report
+from search import SIZES as SEARCH_SIZES
+from search import search_lines
 from spaces import DEFAULT_SPACES_DIR, wait_until
 from startup import bench_startup, startup_lines
 from timing import Timing
@@ -218,6 +222,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="cProfile one cold build: SIZE experiments (short bodies) or SHAPE-DOCUMENTS (long bodies)",
     )
+    parser.add_argument(
+        "--search",
+        type=parse_sizes,
+        help="search benchmark sizes, e.g. 1000,50000, or none (default: 1000,10000,50000 and the "
+        "real-shaped ledgers; --quick: 1000)",
+    )
     parser.add_argument("--tmp", action="store_true", help="generate ledgers in a temporary directory")
     parser.add_argument("--spaces-dir", type=Path, default=DEFAULT_SPACES_DIR, help="where ledgers are kept")
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="where the report is written")
@@ -330,6 +340,11 @@ def main(argv: list[str] | None = None) -> int:
         log("the catalogue over stdio: tools/list and the instructions")
         text += "\n" + "\n".join(measured_lines(measured)) + "\n"
         text += "\n" + "\n".join(catalogue_lines(measure_catalogue())) + "\n"
+        search_sizes = args.search if args.search is not None else (1000,) if args.quick else SEARCH_SIZES
+        if search_sizes:
+            log(f"search: {', '.join(f'{size:,}' for size in search_sizes)} documents")
+            real = args.search is None and not args.quick
+            text += "\n" + "\n".join(search_lines(search_sizes, real=real, spaces_dir=spaces_dir)) + "\n"
     print(text, end="")
     args.results.write_text(text, encoding="utf-8")
     log(f"wrote {args.results}")

@@ -238,3 +238,28 @@ def test_the_documentation_and_start_up_sections_print_their_ratios(tmp_path: Pa
         "- `pack` / naive on 100 documents: 0.90× (target ≤ 1×: PASS).",
     ]
     assert "| `pack, empty ledger` | 70 ms | 70 ms–70 ms | 60 ms | 1.75× |" in lines
+def test_the_search_section_prints_every_column_and_the_goals(tmp_path: Path) -> None:
+    from search import HEADER, search_lines
+
+    lines = search_lines((40,), real=False, spaces_dir=tmp_path)
+    row = next(line for line in lines if line.startswith("| search-40 |"))
+    assert HEADER in lines and row.count("|") == HEADER.count("|")
+    assert re.search(
+        r"\| 40 \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+ ms \|", row
+    )
+    assert lines[-1].startswith("Known-item (at least 90 %) and latency goals: search-40: title ")
+
+
+def test_generated_search_titles_name_a_subject_the_body_mentions(tmp_path: Path) -> None:
+    from search import _write
+
+    _write(tmp_path, 30)
+    texts = [path.read_text(encoding="utf-8") for path in sorted(tmp_path.rglob("*.md"))]
+    assert len(texts) == 30
+    mentioned = 0
+    for text in texts:
+        title = text.split("title: ", 1)[1].split("\n", 1)[0].lower().split()
+        body = text.rsplit("\n\n", 1)[1].split()
+        assert 4 <= len(title) <= 7
+        mentioned += sum(word in body for word in title) >= len(title) // 2
+    assert mentioned >= 20  # most words of most titles are in their bodies

@@ -20,6 +20,7 @@ from ledger_context.cli import _parser
 from ledger_context.explain.full import explain
 from ledger_context.explain.readout import brief_readout
 from ledger_context.mcp.server import create_server
+from ledger_context.search.result import search, search_text
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
@@ -70,6 +71,14 @@ def test_the_readout_shown_in_the_readme_is_the_real_one() -> None:
     assert shown is not None
     _, text = brief_readout(explain(build_context(FIXTURES / "demo", max_data_class="internal"), "full"))
     assert shown.group(1) in text
+
+
+def test_the_searches_shown_in_the_readme_are_the_real_ones() -> None:
+    result = search(build_context(FIXTURES / "demo"), "jwt webhooks", None, 3)
+    shown = re.search(r"\$ ledger-context search \"jwt webhooks\" [^\n]*\n(.*?)```", README, re.S)
+    assert shown is not None and shown.group(1) == search_text(result)
+    agent = re.search(r'\n(\{"rank": 1, [^\n]*)\n```', README)
+    assert agent is not None and json.loads(agent.group(1)) == result.hits[0].model_dump(mode="json")
 
 
 @pytest.mark.anyio

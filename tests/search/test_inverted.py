@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
+import tempfile
 from dataclasses import replace
 from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import doc, write_ledger
 from ledger_context.pack.build import build_context
 from ledger_context.search.inverted import K1, SCALE, WEIGHTS, B, SearchIndex, postings_of
+from ledger_context.search.result import _order
 
 
 def _documents(tmp_path: Path):
@@ -58,3 +65,46 @@ def test_an_updated_index_equals_one_built_from_scratch(tmp_path: Path) -> None:
     for query in (["jwt"], ["rotation"], ["renamed", "latency"], ["other"]):
         assert index.scores(query) == fresh.scores(query)
     assert set(index.documents) == {changed.path, documents[1].path}
+
+
+WORDS = ("jwt", "cache", "router", "queue", "latency", "shard", "replica", "retry")
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(
+    bodies=st.lists(st.lists(st.sampled_from(WORDS), max_size=12), min_size=1, max_size=40),
+    copies=st.integers(1, 4),
+    queries=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4), min_size=1, max_size=6),
+    limit=st.integers(1, 12),
+)
+def test_the_threshold_algorithm_keeps_the_rules_first_hits(
+    bodies: list[list[str]], copies: int, queries: list[list[str]], limit: int
+) -> None:
+    """best() finds the first ``limit`` of the full rule (scores, then newest, then
+    path), and counts the same matches, whatever the kind, by the threshold algorithm
+    or by adding up the lists; copies of a document make equal scores, which the stop
+    rule must not separate."""
+    kinds = ("findings", "decisions", "experiments")
+    files = {}
+    for number, body in enumerate(bodies):
+        for copy in range(copies):
+            folder = kinds[(number + copy) % 3]
+            fields = {"title": " ".join(body[:2]) or "none", "status": "current"}
+            if number % 2:
+                fields["updated_at"] = f"2026-01-{1 + number % 28:02d}"
+            files[f"{folder}/d{number}-{copy}.md"] = doc(**fields) + " ".join(body) + "\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        documents = build_context(write_ledger(Path(tmp), files)).ledger.documents
+    index = SearchIndex()
+    index.sync(documents, None)
+    by_path = {d.path: d for d in documents}
+    for words, share in itertools.product(queries, (0.0, 0.1, math.inf)):
+        index.full_scoring_share = share  # always add up, the default, never add up
+        full = index.scores(words)
+        for kind in (None, "finding", "decision", "experiment"):
+            matching = [p for p in full if kind is None or by_path[p].kind == kind]
+            expected = sorted(matching, key=lambda p: _order(full[p], by_path[p]))[:limit]
+            met, count = index.best(words, limit, kind)
+            assert count == len(matching)
+            assert all(met[p] == full[p] for p in met)
+            assert heapq.nsmallest(limit, met, key=lambda p: _order(met[p], by_path[p])) == expected

@@ -10,18 +10,23 @@ counted: the caller leaves out what the ceiling withholds (spec §10).
 
 from __future__ import annotations
 
+import collections
 import gc
+import heapq
 import math
 import threading
+from array import array
 from collections import Counter
 from dataclasses import dataclass
+from itertools import repeat
 
 from ..model.document import Document
 from .terms import terms
 
 FIELDS = ("title", "frontmatter", "body")
-WEIGHTS = (3.0, 1.0, 1.0)
-"""BM25F field weights, in :data:`FIELDS` order: a title word counts three body words."""
+WEIGHTS = (8.0, 1.0, 1.0)
+"""BM25F field weights, in :data:`FIELDS` order: a title word counts eight body words
+(docs/decisions.md says why eight)."""
 K1 = 1.2
 B = 0.75
 """BM25 saturation and length normalisation, the same ``b`` for every field."""
@@ -29,7 +34,22 @@ SCALE = 1_000_000_000
 """Scores are compared as integers, ``round(score * SCALE)``: the last bit of a
 platform's floating point never changes an order."""
 
+CACHED_POSTINGS = 8_000_000
+"""Ranked holders kept across searches (16 bytes each): about 128 MB at most."""
+
 Counts = tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranked:
+    """A term's holders (of one kind, or all), highest impact first; their impacts in
+    that order; and, for a long list, the same holders as an integer with byte ``i`` 1
+    for the ``i``-th document of the index, so the union of long lists is counted
+    with ``|`` and ``bit_count``, not by building a set of paths."""
+
+    paths: list[str]
+    impacts: array[float]
+    flags: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +86,14 @@ class _Entry:
 class SearchIndex:
     """An inverted index over a set of documents, brought up to date with :meth:`sync`.
 
-    Safe to share between threads: :meth:`sync` and :meth:`scores` run under one lock
+    Safe to share between threads: :meth:`sync` and :meth:`best` run under one lock
     (held by the caller through :attr:`lock`), so a search sees one set of documents.
     A document whose bytes and title did not change keeps its postings across syncs.
     """
+
+    full_scoring_share = 0.1
+    """:meth:`best` adds up every list once it has scored documents worth this share of
+    the lists' postings (tests set 0 or infinity to check each way alone)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -78,7 +102,9 @@ class SearchIndex:
         self._inverted: dict[str, dict[str, Counts]] = {}
         self._shared: dict[Counts, Counts] = {}
         self._totals = [0, 0, 0]
-        self._impacts: dict[str, dict[str, float]] = {}
+        self._ranking: dict[tuple[str, str | None], _Ranked] = {}
+        self._cached = 0
+        self._numbers: dict[str, int] | None = None
         self._norms: dict[str, tuple[float, float, float]] | None = None
         self._synced: object = None
 
@@ -137,21 +163,114 @@ class SearchIndex:
         self._changed()
 
     def _changed(self) -> None:
-        self._impacts.clear()
+        self._ranking.clear()
+        self._cached = 0
         self._norms = None
+        self._numbers = None
 
     def counts(self, term: str, path: str) -> Counts:
         """How often ``term`` occurs in each field of the document at ``path``."""
         return self._inverted.get(term, {}).get(path, (0, 0, 0))
 
     def scores(self, query_terms: list[str]) -> dict[str, int]:
-        """Each matching document's BM25F score as an integer (:data:`SCALE`), summed
-        over ``query_terms`` in code-point order."""
-        total: dict[str, float] = {}
-        for term in sorted(set(query_terms)):
-            for path, impact in self._impact(term).items():
-                total[path] = total.get(path, 0.0) + impact
-        return {path: round(score * SCALE) for path, score in total.items()}
+        """Every matching document's BM25F score as an integer (:data:`SCALE`), summed
+        over ``query_terms`` in code-point order: the rule itself, what :meth:`best`
+        must agree with."""
+        ordered = sorted(set(query_terms))
+        idfs = [self._idf(term) for term in ordered]
+        holders = set().union(*(self._inverted.get(term, {}) for term in ordered))
+        return {path: self._score(ordered, idfs, path) for path in holders}
+
+    def best(self, query_terms: list[str], limit: int, kind: str | None = None) -> tuple[dict[str, int], int]:
+        """Scores of a set of documents (of ``kind``, if given) that holds the ``limit``
+        best of every matching one, and how many match.
+
+        The threshold algorithm: each term's holders are read highest impact first, one
+        from each list per round, and every document met is scored in full. A document
+        not met yet holds each term at most at the impact next in that term's list, so
+        its score is at most the sum of those (summed in the same order: IEEE addition
+        and rounding are monotone, so the bound holds for the rounded integers too).
+        Reading stops once ``limit`` documents met score strictly above that bound: no
+        other can equal them, so ties are broken among documents met. The result is
+        the one the full :meth:`scores` gives; only the work differs.
+        """
+        ordered = sorted(set(query_terms))
+        idfs = [self._idf(term) for term in ordered]
+        lists = [self._ranked(term, kind) for term in ordered]
+        met: dict[str, int] = {}
+        top: list[int] = []  # the ``limit`` highest scores met, a min-heap
+        depth, deepest = 0, max(len(ranked.paths) for ranked in lists)
+        # Scoring a met document costs a look-up per term: past a tenth of the postings, adding
+        # up every list is cheaper (equal impacts everywhere, say) and gives the same.
+        enough = self.full_scoring_share * sum(len(ranked.paths) for ranked in lists)
+        while depth < deepest:
+            if len(met) * len(lists) > enough:
+                return self._every_score(lists, limit), self._matching(lists)
+            for ranked in lists:
+                paths = ranked.paths
+                if depth < len(paths) and paths[depth] not in met:
+                    score = met[paths[depth]] = self._score(ordered, idfs, paths[depth])
+                    if len(top) < limit:
+                        heapq.heappush(top, score)
+                    elif score > top[0]:
+                        heapq.heapreplace(top, score)
+            depth += 1
+            if len(top) == limit:
+                bound = 0.0
+                for ranked in lists:
+                    if depth < len(ranked.paths):
+                        bound += ranked.impacts[depth]
+                if top[0] > round(bound * SCALE):
+                    break
+        return met, self._matching(lists)
+
+    @staticmethod
+    def _every_score(lists: list[_Ranked], limit: int) -> dict[str, int]:
+        """The scores of every holder of ``lists`` (in the rule's term order) that score
+        at least the ``limit``-th highest: the set :meth:`best` promises, found by
+        adding up the lists."""
+        totals: dict[str, float] = {}
+        for ranked in lists:
+            for path, impact in zip(ranked.paths, ranked.impacts, strict=True):
+                totals[path] = totals.get(path, 0.0) + impact
+        scores = {path: round(total * SCALE) for path, total in totals.items()}
+        if len(scores) <= limit:
+            return scores
+        least = heapq.nlargest(limit, scores.values())[-1]
+        return {path: score for path, score in scores.items() if score >= least}
+
+    def _matching(self, lists: list[_Ranked]) -> int:
+        """How many documents are in at least one of ``lists``."""
+        if len(lists) == 1:
+            return len(lists[0].paths)
+        union, short = 0, set()
+        for ranked in lists:
+            if ranked.flags is None:
+                short.update(ranked.paths)
+            else:
+                union |= ranked.flags
+        count = union.bit_count()
+        if short and union:
+            numbers = self._document_numbers()
+            flags = union.to_bytes(len(numbers), "little")
+            return count + sum(1 for path in short if not flags[numbers[path]])
+        return count + len(short)
+
+    def _score(self, ordered: list[str], idfs: list[float], path: str) -> int:
+        """The document's BM25F score, its terms' impacts added in ``ordered`` order
+        (``idfs`` theirs, in that order)."""
+        total = 0.0
+        norm = self._field_norms()[path]
+        for term, idf in zip(ordered, idfs, strict=True):
+            counts = self._inverted.get(term, {}).get(path)
+            if counts is not None:
+                total += _impact(idf, counts, norm)
+        return round(total * SCALE)
+
+    def _idf(self, term: str) -> float:
+        """``ln(1 + (N − df + 0.5) / (df + 0.5))``."""
+        df = len(self._inverted.get(term, ()))
+        return math.log(1.0 + (len(self._entries) - df + 0.5) / (df + 0.5))
 
     def _field_norms(self) -> dict[str, tuple[float, float, float]]:
         """``w_f / (1 − b + b · len_f / avg_f)`` per document and field, kept until the
@@ -171,26 +290,61 @@ class SearchIndex:
             }
         return self._norms
 
-    def _impact(self, term: str) -> dict[str, float]:
-        """``idf(term) · tf / (K1 + tf)`` for each document holding ``term``, where ``tf``
-        is the weighted, length-normalised count (BM25F); kept until the index changes."""
-        cached = self._impacts.get(term)
+    def _ranked(self, term: str, kind: str | None) -> _Ranked:
+        """The holders of ``term`` (of ``kind``), highest impact first, and their
+        impacts; kept until the index changes, within :data:`CACHED_POSTINGS`."""
+        cached = self._ranking.get((term, kind))
         if cached is not None:
             return cached
-        holders = self._inverted.get(term, {})
-        n = len(self._entries)
-        idf = math.log(1.0 + (n - len(holders) + 0.5) / (len(holders) + 0.5))
-        norms = self._field_norms()
-        impacts: dict[str, float] = {}
-        for path, (title, frontmatter, body) in holders.items():
-            norm = norms[path]
-            # Terms of fields with a zero count add exactly 0.0, so the sum is the rule's.
-            tf = title * norm[0] + frontmatter * norm[1] + body * norm[2]
-            impacts[path] = idf * tf / (K1 + tf)
-        if len(self._impacts) >= 4096:  # a bound on memory, whatever the queries
-            self._impacts.clear()
-        self._impacts[term] = impacts
-        return impacts
+        if kind is not None:
+            every = self._ranked(term, None)
+            documents = self.documents
+            keep = [i for i, path in enumerate(every.paths) if documents[path].kind == kind]
+            paths = [every.paths[i] for i in keep]
+            impacts = array("d", [every.impacts[i] for i in keep])
+        else:
+            idf, norms = self._idf(term), self._field_norms()
+            # _impact written out (the same operations in the same order: the same bits).
+            by_path = {
+                path: idf * tf / (K1 + tf)
+                for path, (title, frontmatter, body) in self._inverted.get(term, {}).items()
+                for norm in (norms[path],)
+                for tf in (title * norm[0] + frontmatter * norm[1] + body * norm[2],)
+            }
+            # Equal impacts keep their order of insertion: harmless, the stop rule
+            # never separates equal scores.
+            paths = sorted(by_path, key=by_path.__getitem__, reverse=True)
+            impacts = array("d", map(by_path.__getitem__, paths))
+        ranked = _Ranked(paths, impacts, self._flags(paths))
+        if self._cached + len(paths) > CACHED_POSTINGS:  # a bound on memory, whatever the queries
+            self._ranking.clear()
+            self._cached = 0
+        self._ranking[(term, kind)] = ranked
+        self._cached += len(paths)
+        return ranked
+
+    def _flags(self, paths: list[str]) -> int | None:
+        """``paths`` as flags (see :class:`_Ranked`) when they are at least an eighth of
+        the index (the flags cost a byte per document), else ``None``."""
+        numbers = self._document_numbers()
+        if len(paths) * 8 < len(numbers):
+            return None
+        flags = bytearray(len(numbers))
+        collections.deque(map(flags.__setitem__, map(numbers.__getitem__, paths), repeat(1)), maxlen=0)
+        return int.from_bytes(flags, "little")
+
+    def _document_numbers(self) -> dict[str, int]:
+        """Each document's number in the index, kept until the index changes."""
+        if self._numbers is None:
+            self._numbers = {path: number for number, path in enumerate(self._entries)}
+        return self._numbers
+
+
+def _impact(idf: float, counts: Counts, norm: tuple[float, float, float]) -> float:
+    """``idf · tf / (K1 + tf)``, ``tf`` the weighted, length-normalised count (BM25F).
+    Fields with a zero count add exactly 0.0, so the sum is the rule's."""
+    tf = counts[0] * norm[0] + counts[1] * norm[1] + counts[2] * norm[2]
+    return idf * tf / (K1 + tf)
 
 
 def _key(document: Document) -> tuple[str, str]:

@@ -158,12 +158,11 @@ def search(
     scope = in_scope(build)
     with index.lock:
         index.sync(scope, scope)
-        scores = index.scores(wanted)
+        # A set of scored documents that holds the first ``limit`` of the order.
+        scores, matching = index.best(wanted, limit, kind)
         documents = index.documents
-        matching = [path for path in scores if kind is None or documents[path].kind == kind]
-        # The first ``limit`` in the order, without sorting every match: O(n log limit).
-        ranked = heapq.nsmallest(limit, matching, key=lambda path: _order(scores[path], documents[path]))
-        in_pack = {o.block.document.path for o in build.budgeted.blocks if o.kept_bytes > 0}
+        ranked = heapq.nsmallest(limit, scores, key=lambda path: _order(scores[path], documents[path]))
+        in_pack = _in_pack(build)
         hits = [
             _hit(rank, documents[path], scores[path], wanted, index, path in in_pack)
             for rank, path in enumerate(ranked, start=1)
@@ -174,11 +173,20 @@ def search(
         kind=kind,
         limit=limit,
         searched=len(scope),
-        matching=len(matching),
+        matching=matching,
         hits=hits,
         omitted=0,
     )
     return _bounded(result)
+
+
+def _in_pack(build: ContextBuild) -> frozenset[str]:
+    """The paths of the documents the pack holds at least one byte of."""
+    paths: frozenset[str] | None = build._memo.get("search_in_pack")
+    if paths is None:
+        paths = frozenset(o.block.document.path for o in build.budgeted.blocks if o.kept_bytes > 0)
+        build._memo["search_in_pack"] = paths
+    return paths
 
 
 PROMPT_HITS = 5
