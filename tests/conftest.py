@@ -52,12 +52,13 @@ Files = Mapping[str | bytes, str | bytes]
 """A ledger's files: {path below ``.ledger``: text or bytes}; a ``bytes`` path is a file
 name that is not valid UTF-8."""
 
-# Servers the tests start keep their audit log in the user state folder: point HOME (which
-# MCP clients pass on to servers) at a private folder, so no test writes to the real one.
+# Servers the tests start keep their audit log in the user state folder, and every build its
+# ledger index in the user cache folder: point HOME (which MCP clients pass on to servers) at
+# a private folder, so no test writes to the real ones.
 _HOME = tempfile.mkdtemp(prefix="ledger-context-tests-home-")
 atexit.register(shutil.rmtree, _HOME, True)
 os.environ["HOME"] = _HOME
-for _name in ("XDG_STATE_HOME", "LEDGER_AUDIT"):
+for _name in ("XDG_STATE_HOME", "XDG_CACHE_HOME", "LEDGER_AUDIT", "LEDGER_INDEX"):
     os.environ.pop(_name, None)
 
 
