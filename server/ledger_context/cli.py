@@ -374,7 +374,9 @@ def _index_options(args: argparse.Namespace) -> IndexOptions | None:
     raw = os.environ.get(INDEX_ENV)
     value = "on" if raw is None else raw.strip().casefold()
     if value not in INDEX_ENV_VALUES:
-        raise InvalidArgumentError(f"{INDEX_ENV}: {(raw or '')[:40]!r} is not one of {', '.join(INDEX_ENV_VALUES)}")
+        raise InvalidArgumentError(
+            f"{INDEX_ENV}: {(raw or '')[:40]!r} is not one of {', '.join(INDEX_ENV_VALUES)}"
+        )
     if getattr(args, "no_index", False) or value == "off" or getattr(args, "rev", None) is not None:
         return None  # a revision is a private copy made for one command: nothing to keep
     import platformdirs
@@ -530,6 +532,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from .explain.readout import problems_text
     from .reader.check import check_ledger
+    from .reader.indexed import is_fault
 
     settings = _options(args)
     with _space(args) as (space, shown, _):
@@ -537,7 +540,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         build = builder.build()
         ledger = build.ledger
         report = check_ledger(ledger, yaml=settings.yaml)
-    if build.index is not None:  # on stderr: the readout itself is the same with or without it
+    if is_fault(build.index):  # on stderr: the readout is the same whatever became of the index
         print(f"index: {build.index}", file=sys.stderr)
     advice = _cap_advice(ledger, settings)
     if args.json:

@@ -177,8 +177,8 @@ class ContextBuilder:
         settings = self.settings
         cache = self._cache
         index = self._index
-        if index is None and settings.index is not None:
-            index = self._index = IndexUse(settings.index, self.space, settings.yaml)
+        if index is None and settings.index is not None and cache is not None:
+            index = self._index = IndexUse(settings.index, self.space, settings.yaml, cache.racy_ns)
         if index is not None and cache is not None:
             index.prime(cache, walk, blob_hash)
         fresh: dict[str, FileResult] = {}

@@ -71,6 +71,11 @@ class DocumentCache:
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def racy_ns(self) -> int:
+        """How recently a file may have changed and still be cached (ns)."""
+        return self._racy_ns
+
     def get(self, source: Located) -> FileResult | None:
         """The cached result for ``source`` if its identity and location are unchanged."""
         entry = self._entries.get(source.path)

@@ -38,6 +38,12 @@ def _agrees(fresh: FileResult, entry: FileResult, blob_hash: str | None) -> bool
     return fresh.document == document
 
 
+def is_fault(report: str | None) -> bool:
+    """Whether an index report names a fault (the index was rebuilt or could not be written),
+    which ``check`` shows; ``used`` and ``created`` go unsaid there."""
+    return report is not None and (report.startswith("rebuilt") or "not written" in report)
+
+
 class IndexUse:
     """The index of ``space`` as one builder uses it; ``report`` says what happened to it
     (for ``check`` and ``explain``, never for the pack)."""
@@ -126,14 +132,16 @@ class IndexUse:
         return differed
 
     def save(self, cache: DocumentCache) -> None:
-        """Write the index when the cache holds other entries than the file on disk."""
+        """Write the index when the cache holds other entries than the file on disk, or an
+        entry was refreshed (its content changed under the same identity)."""
         identities = cache.identities()
-        if self._on_disk == identities:
+        if self._on_disk == identities and not self.refreshed:
             return
         fault = save_index(self.options, self.space, self.version, cache.items())
+        if self.refreshed:
+            self.report += f"; {self.refreshed} stale entries refreshed"
+            self.refreshed = 0
         if fault is None:
             self._on_disk = identities
-            if self.refreshed:
-                self.report += f"; {self.refreshed} stale entries refreshed"
         elif "not written" not in self.report:
             self.report += f"; not written ({fault})"
