@@ -159,6 +159,7 @@ SLOW_TESTS = (
     "test_a_class_flipped_by_atomic_renames_never_leaks_past_the_ceiling",
     "test_twenty_thousand_experiments_finish_quickly",
     "test_a_class_flipped_with_the_old_mtime_never_serves_withheld_bytes",
+    "test_initialize_is_answered_before_a_large_ledger_is_read",
 )
 """Tests over about 3 s (``--durations=30``) that ``make quick`` leaves out, by name prefix."""
 

@@ -19,6 +19,7 @@ from mcp_types import ListRootsResult
 from ..pack.build import ContextBuild, ContextBuilder
 from ..pack.changes import ServedPacks
 from ..pack.settings import Settings
+from ..reader.indexed import is_fault
 from ..reader.space import display_path, find_space, holds_ledger
 from ..search.inverted import SearchIndex
 
@@ -54,6 +55,7 @@ class Ledgers:
         self._indexes: dict[tuple[Path, str | None], SearchIndex] = {}
         self._lock = threading.Lock()
         self._logged: Path | None = None
+        self._index_said: dict[Path, str] = {}
         self.from_roots: Path | None = None
         self.served = ServedPacks()
         """The packs served since the server started (bounded), for ``get_context(since=...)``."""
@@ -104,6 +106,9 @@ class Ledgers:
                 self._builders[(space, settings.ceiling)] = builder
             build = builder.build()
             build.provenance()  # git is asked here, in the worker thread, never on the event loop
+            if is_fault(build.index) and self._index_said.get(space) != build.index:
+                self._index_said[space] = build.index or ""  # said once, not on every build
+                logger.warning("ledger-context: the ledger index of %s: %s", display_path(space), build.index)
             return build
 
     def search_index(self, space: Path) -> SearchIndex:
