@@ -363,8 +363,8 @@ def test_a_server_builder_loads_once_and_saves_only_changes(tmp_path: Path) -> N
     assert _builds_the_same(space, folder).index == "used (4 of 4 files from the index)"
 
 
-def test_blob_ids_are_read_when_the_index_has_none(tmp_path: Path) -> None:
-    space, folder = _fault_space(tmp_path)  # made without provenance-less builds? blob ids from git only
+def test_blob_ids_are_read_when_the_index_has_none_and_then_kept(tmp_path: Path) -> None:
+    space, folder = _fault_space(tmp_path)  # written by a build without blob ids
     settings = make_settings(index=IndexOptions(folder))
 
     class Git:
@@ -376,8 +376,19 @@ def test_blob_ids_are_read_when_the_index_has_none(tmp_path: Path) -> None:
         def head(self) -> None:
             return None
 
-    build = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0), git=Git()).build()  # type: ignore[arg-type]
+    def with_git() -> ContextBuild:
+        git = Git()
+        return ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0), git=git).build()  # type: ignore[arg-type]
+
+    build = with_git()
     assert all(d.git_blob is not None and len(d.git_blob) == 40 for d in build.ledger.documents)
-    again = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0), git=Git()).build()  # type: ignore[arg-type]
+    loaded = index_module.load_index(IndexOptions(folder), space, index_module.version_key(None))
+    assert all(
+        result.document is not None and result.document.git_blob for _, result in loaded.entries.values()
+    )
+    written = index_path(IndexOptions(folder), space).stat().st_mtime_ns
+    again = with_git()
     assert again.index == "used (3 of 3 files from the index)"
     assert [d.git_blob for d in again.ledger.documents] == [d.git_blob for d in build.ledger.documents]
+    assert index_path(IndexOptions(folder), space).stat().st_mtime_ns == written  # nothing new to write
+    assert _builds_the_same(space, folder).index == "used (3 of 3 files from the index)"  # one file for both

@@ -96,10 +96,6 @@ class DocumentCache:
         """Every entry as (path, identity, result), in path order: what the index keeps."""
         return [(path, entry[0], entry[1]) for path, entry in sorted(self._entries.items())]
 
-    def identities(self) -> dict[str, FileIdentity]:
-        """The identity of every entry, by path: whether the index on disk is still this."""
-        return {path: entry[0] for path, entry in self._entries.items()}
-
     def keep_only(self, paths: set[str]) -> None:
         """Forget every entry whose path is not in ``paths``."""
         for path in [p for p in self._entries if p not in paths]:

@@ -63,7 +63,7 @@ class IndexUse:
         self.report = "not read yet"
         self.loaded = False
         self._primed: dict[str, FileResult] = {}
-        self._on_disk: dict[str, FileIdentity] | None = None
+        self._on_disk: dict[str, tuple[FileIdentity, FileResult]] | None = None
         self._load_fault: str | None = None
         self.refreshed = 0
         """Documents whose fresh read disagreed with the index (the build was made again)."""
@@ -78,7 +78,7 @@ class IndexUse:
         loaded = load_index(self.options, self.space, self.version)
         self._load_fault = loaded.fault
         if loaded.fault is None:
-            self._on_disk = {path: entry[0] for path, entry in loaded.entries.items()}
+            self._on_disk = loaded.entries
         used = self._take(cache, walk, loaded, _BLOB_LENGTH.get(blob_hash or ""))
         if loaded.fault is None:
             self.report = f"used ({used} of {len(walk.files)} files from the index)"
@@ -131,17 +131,25 @@ class IndexUse:
             cache.put(source, result, read_at)  # dropped from the cache when racy
         return differed
 
+    def _unchanged(self, items: list[tuple[str, FileIdentity, FileResult]]) -> bool:
+        """Whether ``items`` are exactly the entries on disk (the same result objects)."""
+        on_disk = self._on_disk
+        if on_disk is None or len(on_disk) != len(items):
+            return False
+        return all((on := on_disk.get(path)) is not None and on[1] is result for path, _, result in items)
+
     def save(self, cache: DocumentCache) -> None:
-        """Write the index when the cache holds other entries than the file on disk, or an
-        entry was refreshed (its content changed under the same identity)."""
-        identities = cache.identities()
-        if self._on_disk == identities and not self.refreshed:
+        """Write the index when the cache holds other entries than the file on disk: another
+        file, identity or result (a file read again, for its git blob id or because its
+        entry was stale)."""
+        items = cache.items()
+        if self._unchanged(items):
             return
-        fault = save_index(self.options, self.space, self.version, cache.items())
+        fault = save_index(self.options, self.space, self.version, items)
         if self.refreshed:
             self.report += f"; {self.refreshed} stale entries refreshed"
             self.refreshed = 0
         if fault is None:
-            self._on_disk = identities
+            self._on_disk = {path: (identity, result) for path, identity, result in items}
         elif "not written" not in self.report:
             self.report += f"; not written ({fault})"
