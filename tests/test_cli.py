@@ -451,21 +451,19 @@ def test_every_command_gives_the_same_bytes_with_the_index_off_cold_warm_or_garb
             (index,) = (tmp_path / "cache" / "ledger-context").glob("*.index")
             index.write_bytes(b"garbage")
         status, out, err = _run(argv, capsysbinary)
-        if command[-1] == "--json" and command[0] == "explain":  # the same bytes but the last field
+        if (
+            command[-1] == "--json" and command[0] == "explain" and state == "garbage"
+        ):  # a fault: one field more
             states[state] = json.loads(out)["index"]
             before, _, field = out.rpartition(b',\n  "index": ')
-            assert off[1].rpartition(b',\n  "index": ') == (before, b',\n  "index": ', b"null\n}\n")
+            assert before + b"\n}\n" == off[1]
             assert field == json.dumps(states[state]).encode() + b"\n}\n"
         else:
             assert out == off[1], state
         states[state] = states.get(state) or err.decode()
         assert status == off[0]
     if command[0] == "explain" and command[-1] == "--json":
-        assert states == {
-            "cold": "created (there was none)",
-            "warm": "used (125 of 125 files from the index)",
-            "garbage": "rebuilt (the index was not an index file)",
-        }
+        assert states == {"cold": "", "warm": "", "garbage": "rebuilt (the index was not an index file)"}
     if command[0] == "check":  # a fault of the index is said once, on stderr
         assert states == {
             "cold": "",

@@ -511,9 +511,12 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 
 def _with_index(text: str, build: ContextBuild) -> str:
-    """An explanation's JSON object with the index's state as its last field, ``index``
-    (a command-line field: the MCP tools' answers stay as spec §8 has them)."""
-    if not text.endswith("}"):
+    """An explanation's JSON object, with a last field ``index`` when the ledger index had a
+    fault (rebuilt, or not written): otherwise the bytes are the same whatever became of the
+    index (a command-line field: the MCP tools' answers stay as spec §8 has them)."""
+    from .reader.indexed import is_fault
+
+    if not is_fault(build.index) or not text.endswith("}"):
         return text
     import json
 
