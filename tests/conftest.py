@@ -52,12 +52,13 @@ Files = Mapping[str | bytes, str | bytes]
 """A ledger's files: {path below ``.ledger``: text or bytes}; a ``bytes`` path is a file
 name that is not valid UTF-8."""
 
-# Servers the tests start keep their audit log in the user state folder: point HOME (which
-# MCP clients pass on to servers) at a private folder, so no test writes to the real one.
+# Servers the tests start keep their audit log in the user state folder, and every build its
+# ledger index in the user cache folder: point HOME (which MCP clients pass on to servers) at
+# a private folder, so no test writes to the real ones.
 _HOME = tempfile.mkdtemp(prefix="ledger-context-tests-home-")
 atexit.register(shutil.rmtree, _HOME, True)
 os.environ["HOME"] = _HOME
-for _name in ("XDG_STATE_HOME", "LEDGER_AUDIT"):
+for _name in ("XDG_STATE_HOME", "XDG_CACHE_HOME", "LEDGER_AUDIT", "LEDGER_INDEX"):
     os.environ.pop(_name, None)
 
 
@@ -175,6 +176,8 @@ SLOW_TESTS = (
     "test_ping_is_answered_while_a_path_question_runs",
     "test_links_that_multiply_paths_finish",
     "test_two_real_servers_sharing_one_log_lose_no_rows",
+    "test_a_class_flipped_with_the_old_mtime_never_serves_withheld_bytes",
+    "test_initialize_is_answered_before_a_large_ledger_is_read",
 )
 """Tests over about 1.5 s (``--durations=60``) that ``make quick`` leaves out, by name prefix."""
 

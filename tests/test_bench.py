@@ -238,6 +238,8 @@ def test_the_documentation_and_start_up_sections_print_their_ratios(tmp_path: Pa
         "- `pack` / naive on 100 documents: 0.90× (target ≤ 1×: PASS).",
     ]
     assert "| `pack, empty ledger` | 70 ms | 70 ms–70 ms | 60 ms | 1.75× |" in lines
+
+
 def test_the_search_section_prints_every_column_and_the_goals(tmp_path: Path) -> None:
     from search import HEADER, search_lines
 

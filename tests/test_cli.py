@@ -456,3 +456,77 @@ def test_check_reports_the_undeclared_sources_in_one_line(tmp_path: Path) -> Non
         ".ledger/findings/other.md): they pass any ceiling; add data_class to each, or serve with "
         "--undeclared-class CLASS\n"
     ) in result.stdout.decode()
+
+
+def _run(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> tuple[int, bytes, bytes]:
+    status = main(argv)
+    captured = capsysbinary.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["pack"], ["explain", "--full"], ["explain", "--full", "--json"], ["check"], ["check", "--json"]],
+)
+def test_every_command_gives_the_same_bytes_with_the_index_off_cold_warm_or_garbage(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary
+) -> None:
+    argv = [*command, "--space", str(DEMO)]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    off = _run([*argv, "--no-index"], capsysbinary)
+    monkeypatch.setenv("LEDGER_INDEX", "off")
+    assert _run(argv, capsysbinary) == off
+    monkeypatch.setenv("LEDGER_INDEX", "on")
+    assert not (tmp_path / "cache").exists()  # off writes nothing
+    states = {}
+    for state in ("cold", "warm", "garbage"):
+        if state == "garbage":
+            (index,) = (tmp_path / "cache" / "ledger-context").glob("*.index")
+            index.write_bytes(b"garbage")
+        status, out, err = _run(argv, capsysbinary)
+        if (
+            command[-1] == "--json" and command[0] == "explain" and state == "garbage"
+        ):  # a fault: one field more
+            states[state] = json.loads(out)["index"]
+            before, _, field = out.rpartition(b',\n  "index": ')
+            assert before + b"\n}\n" == off[1]
+            assert field == json.dumps(states[state]).encode() + b"\n}\n"
+        else:
+            assert out == off[1], state
+        states[state] = states.get(state) or err.decode()
+        assert status == off[0]
+    if command[0] == "explain" and command[-1] == "--json":
+        assert states == {"cold": "", "warm": "", "garbage": "rebuilt (the index was not an index file)"}
+    if command[0] == "check":  # a fault of the index is said once, on stderr
+        assert states == {
+            "cold": "",
+            "warm": "",
+            "garbage": "index: rebuilt (the index was not an index file)\n",
+        }
+
+
+def test_index_status_and_clear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "ledger-context"
+    assert _run(["index", "status", "--space", str(DEMO)], capsysbinary)[1].endswith(
+        b"\nnot usable: missing\n"
+    )
+    assert _run(["pack", "--space", str(DEMO)], capsysbinary)[0] == 0
+    out = _run(["index", "status", "--space", str(DEMO)], capsysbinary)[1]
+    (index,) = folder.glob("*.index")
+    assert out == f"index: {index}\n125 entries, {index.stat().st_size} bytes\n".encode()
+    assert _run(["index", "clear", "--space", str(DEMO)], capsysbinary)[1] == (
+        f"index: 1 index file(s) removed from {folder}\n".encode()
+    )
+    assert list(folder.glob("*.index")) == []
+    assert _run(["index", "clear", "--all"], capsysbinary)[1].startswith(b"index: 0 index file(s) removed")
+    monkeypatch.setenv("LEDGER_INDEX", "off")
+    assert (
+        _run(["index", "status", "--space", str(DEMO)], capsysbinary)[1] == b"index: off (LEDGER_INDEX=off)\n"
+    )
+
+
+def test_an_unknown_index_switch_is_refused(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("LEDGER_INDEX", "of")
+    assert main(["pack", "--space", str(DEMO)]) == 2
+    assert capsys.readouterr().err == "Error: LEDGER_INDEX: 'of' is not one of on, off\n"

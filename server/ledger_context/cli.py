@@ -34,6 +34,7 @@ from .pack.build import ContextBuild, ContextBuilder
 from .pack.settings import Settings, make_settings
 from .proof.provenance import HeadSource
 from .reader.frontmatter import yaml_options
+from .reader.index import IndexOptions
 from .reader.space import display_path, find_space, holds_ledger, space_from_environment
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ BUNDLE_CEILING = "restricted"
 a bundle user cannot leave the option out, as a config file user can."""
 CAP_ENV = "LEDGER_CAP_TOKENS"
 UNDECLARED_ENV = "LEDGER_UNDECLARED_CLASS"
+INDEX_ENV = "LEDGER_INDEX"
+INDEX_ENV_VALUES = ("on", "off")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -98,6 +101,11 @@ def _options_parsers() -> _Options:
         metavar="CLASS",
         help="read sources that declare no data_class as CLASS for the ceiling (default: "
         f"${UNDECLARED_ENV}, else they pass any ceiling)",
+    )
+    budget.add_argument(
+        "--no-index",
+        action="store_true",
+        help=f"read every file, without the ledger index in the user cache folder (also {INDEX_ENV}=off)",
     )
 
     history = _Parser(add_help=False)
@@ -178,6 +186,7 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "check": _add_check,
         "serve": _add_serve,
         "audit": _add_audit,
+        "index": _add_index,
     }
     first = argv[0] if argv else None
     for name, add in adders.items():
@@ -355,6 +364,20 @@ def _add_audit(commands: _Commands, o: _Options) -> None:
     )
 
 
+def _add_index(commands: _Commands, o: _Options) -> None:
+    """``index``: the ledger index's state, or remove it."""
+    index = commands.add_parser(
+        "index",
+        parents=[o.common],
+        help="show or remove the ledger index kept in the user cache folder",
+        description="The ledger index keeps what reading each file gave, so that a new process "
+        "starts warm. 'status' says where it is and whether it can be used; 'clear' removes it "
+        "(it is rebuilt by the next command that reads the ledger).",
+    )
+    index.add_argument("action", choices=("status", "clear"))
+    index.add_argument("--all", action="store_true", help="clear: every ledger's index, not just this one")
+
+
 def _keep_days(value: str) -> int:
     text = value.strip()
     if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 100_000:
@@ -387,11 +410,27 @@ def _options(args: argparse.Namespace) -> Settings:
     if undeclared is None:
         undeclared = os.environ.get(UNDECLARED_ENV)  # set but empty is refused, like the flag
     try:
-        return make_settings(cap, ceiling, undeclared, yaml_options(os.environ))
+        return make_settings(cap, ceiling, undeclared, yaml_options(os.environ), _index_options(args))
     except InvalidCapError as exc:  # the settings' one message, named for where the cap came from
         if flag is not None:
             raise _UsageError(f"argument --cap-tokens: {exc}") from None
         raise InvalidCapError(f"{CAP_ENV}: {exc}") from None
+
+
+def _index_options(args: argparse.Namespace) -> IndexOptions | None:
+    """Where the ledger index lives, ``None`` when --no-index or LEDGER_INDEX=off; the one
+    place that knows the user cache folder (``$XDG_CACHE_HOME`` or the platform's own)."""
+    raw = os.environ.get(INDEX_ENV)
+    value = "on" if raw is None else raw.strip().casefold()
+    if value not in INDEX_ENV_VALUES:
+        raise InvalidArgumentError(
+            f"{INDEX_ENV}: {(raw or '')[:40]!r} is not one of {', '.join(INDEX_ENV_VALUES)}"
+        )
+    if getattr(args, "no_index", False) or value == "off" or getattr(args, "rev", None) is not None:
+        return None  # a revision is a private copy made for one command: nothing to keep
+    import platformdirs
+
+    return IndexOptions(Path(platformdirs.user_cache_dir("ledger-context", appauthor=False)))
 
 
 @contextmanager
@@ -512,11 +551,25 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         _write(answer.model_dump_json(indent=2) + "\n" if args.json else path_text(answer))
         return 0
     if args.full:
-        _write(explanation_json(full, indent=2) + "\n" if args.json else budget_text(full))
+        text = _with_index(explanation_json(full, indent=2), build) + "\n" if args.json else budget_text(full)
+        _write(text)
         return 0
     brief, text = brief_readout(full)
-    _write(brief.model_dump_json(indent=2) + "\n" if args.json else text)
+    _write(_with_index(brief.model_dump_json(indent=2), build) + "\n" if args.json else text)
     return 0
+
+
+def _with_index(text: str, build: ContextBuild) -> str:
+    """An explanation's JSON object, with a last field ``index`` when the ledger index had a
+    fault (rebuilt, or not written): otherwise the bytes are the same whatever became of the
+    index (a command-line field: the MCP tools' answers stay as spec §8 has them)."""
+    from .reader.indexed import is_fault
+
+    if not is_fault(build.index) or not text.endswith("}"):
+        return text
+    import json
+
+    return text[:-1].rstrip() + ',\n  "index": ' + json.dumps(build.index) + "\n}"
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
@@ -531,12 +584,16 @@ def _cmd_search(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from .explain.readout import problems_text
     from .reader.check import check_ledger
-    from .reader.ledger import read_ledger
+    from .reader.indexed import is_fault
 
     settings = _options(args)
     with _space(args) as (space, shown, _):
-        ledger = read_ledger(space, yaml=settings.yaml)
+        builder = ContextBuilder(space, settings=settings, cache=False, provenance=False)
+        build = builder.build()
+        ledger = build.ledger
         report = check_ledger(ledger, yaml=settings.yaml)
+    if is_fault(build.index):  # on stderr: the readout is the same whatever became of the index
+        print(f"index: {build.index}", file=sys.stderr)
     advice = _cap_advice(ledger, settings)
     if args.json:
         import json
@@ -725,6 +782,27 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_index(args: argparse.Namespace) -> int:
+    from .reader.index import clear_index, index_path, load_index, version_key
+
+    settings = _options(args)
+    if settings.index is None:
+        _write(f"index: off ({INDEX_ENV}=off)\n")
+        return 0
+    if args.action == "clear":
+        space = None if args.all else find_space(space_from_environment(args.space, os.environ))
+        removed = clear_index(settings.index, space)
+        _write(f"index: {removed} index file(s) removed from {display_path(settings.index.directory)}\n")
+        return 0
+    space = find_space(space_from_environment(args.space, os.environ))
+    loaded = load_index(settings.index, space, version_key(settings.yaml))
+    path = index_path(settings.index, space)
+    state = f"{len(loaded.entries)} entries" if loaded.fault is None else f"not usable: {loaded.fault}"
+    size = path.stat().st_size if loaded.fault is None else 0
+    _write(f"index: {display_path(path)}\n{state}" + (f", {size} bytes" if size else "") + "\n")
+    return 0
+
+
 def audit_table(records: list[CallRecord]) -> str:
     """``audit list``'s table: one row a call; ``served`` says what it got (``pack``, the
     document's path, or ``refused: <why>``), ``sha256`` and ``bytes`` are of what was
@@ -760,6 +838,7 @@ _COMMANDS = {
     "check": _cmd_check,
     "serve": _cmd_serve,
     "audit": _cmd_audit,
+    "index": _cmd_index,
 }
 
 

@@ -106,3 +106,59 @@ def test_a_read_without_a_uri_says_what_to_send() -> None:
     assert "ledger://pack" in READ_NEEDS_URI and "ledger://document/<path>" in READ_NEEDS_URI
     code, _ = server.close()
     assert code == 0
+
+
+def test_initialize_is_answered_before_a_large_ledger_is_read(tmp_path) -> None:
+    # Issue 26 item 5: the first build runs in the background (the change notifier's first
+    # check), so initialize never waits for it; get_context then waits for what is left.
+    import json
+    import subprocess
+    import time
+
+    from conftest import doc, write_ledger
+    from ledger_context import build_context
+
+    files = {f"experiments/e{i:05d}.md": doc(updated_at=f"2026-01-{1 + i % 28:02d}") for i in range(20_000)}
+    space = write_ledger(tmp_path / "space", files)
+    started = time.perf_counter()
+    pack = build_context(space).pack
+    cold = time.perf_counter() - started
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ledger_context", "serve", "--no-index", "--no-audit", "--space", str(space)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    try:
+        while b"serving over stdio" not in process.stderr.readline():  # just before stdin is read
+            pass
+        init = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        }
+        sent = time.perf_counter()
+        process.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}).encode()
+        )
+        process.stdin.write(b"\n")
+        process.stdin.flush()
+        answer = json.loads(process.stdout.readline())
+        initialized = time.perf_counter() - sent
+        assert answer["id"] == 0 and "result" in answer
+        call = {"name": "get_context", "arguments": {}}
+        lines = [{"jsonrpc": "2.0", "method": "notifications/initialized"}]
+        lines.append({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call})
+        process.stdin.write(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+        process.stdin.flush()
+        while (message := json.loads(process.stdout.readline())).get("id") != 1:
+            pass
+        assert message["result"]["content"][0]["text"] == pack
+    finally:
+        process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            stream.close()
+    # Generous: answering after the build would take at least the whole cold build.
+    assert initialized < max(cold / 2, 0.2), f"initialize took {initialized:.2f} s, a cold build {cold:.2f} s"

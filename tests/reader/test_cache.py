@@ -160,3 +160,17 @@ async def test_one_server_process_sees_edits_additions_and_deletions(tmp_path: P
         (space / ".ledger/experiments/a.md").unlink()
         assert await pack() == build_context(space).pack
         assert "2026-01-01" not in await pack()
+
+
+def test_the_cache_lists_its_entries_in_path_order_for_the_index(tmp_path: Path) -> None:
+    space = write_ledger(tmp_path / "space", {"findings/b.md": doc(status="open"), "findings/a.md": doc()})
+    cache = DocumentCache(racy_ns=0)
+    from ledger_context.reader.ledger import read_ledger
+
+    ledger = read_ledger(space, cache)
+    assert ledger.cached and cache.racy_ns == 0 and DocumentCache().racy_ns == RACY_NS
+    assert [(path, identity) for path, identity, _ in cache.items()] == [
+        (source.path, source.identity)
+        for source in ledger.walk.files  # type: ignore[union-attr]
+    ]
+    assert [result.document for _, _, result in cache.items()] == ledger.documents

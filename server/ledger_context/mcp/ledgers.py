@@ -18,6 +18,7 @@ from mcp_types import ListRootsResult
 from ..pack.build import ContextBuild, ContextBuilder
 from ..pack.changes import ServedPacks
 from ..pack.settings import Settings
+from ..reader.indexed import is_fault
 from ..reader.space import display_path, find_space, holds_ledger
 from ..search.inverted import SearchIndex
 from .identity import IDENTITY
@@ -40,6 +41,7 @@ class Ledgers:
         self._indexes: dict[tuple[Path, str | None], SearchIndex] = {}
         self._lock = threading.Lock()
         self._logged: Path | None = None
+        self._index_said: dict[Path, str] = {}
         self.from_roots: Path | None = None
         self._served: dict[tuple[Path, str | None], ServedPacks] = {}
         self._shown: dict[tuple[Path, str | None], tuple[tuple[object, ...], float]] = {}
@@ -90,6 +92,9 @@ class Ledgers:
                 self._builders[(space, settings.ceiling)] = builder
             build = builder.build()
             origin = build.provenance()  # git is asked here, in the worker thread, never on the event loop
+            if is_fault(build.index) and self._index_said.get(space) != build.index:
+                self._index_said[space] = build.index or ""  # said once, not on every build
+                logger.warning("ledger-context: the ledger index of %s: %s", display_path(space), build.index)
             shown = (build.budgeted.sha256, origin.commit, origin.dirty, origin.fingerprint)
             return self._dated((space, settings.ceiling), build, shown)
 

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ..model.classify import Source, effective_class, is_withheld
+from ..model.document import FileResult
 from ..model.tokens import DEFAULT_CAP_TOKENS
 from ..proof.provenance import HeadSource, Provenance, WorkTree, provenance
 from ..reader.cache import DocumentCache, WarmBuild
+from ..reader.indexed import IndexUse
 from ..reader.ledger import Document, Ledger, read_ledger
 from ..reader.walk import Walk, walk_ledger
 from .budget import Budgeted, apply_budget
@@ -43,6 +45,9 @@ class ContextBuild:
     built_at: float = field(default_factory=time.time, compare=False, repr=False)
     """When the files were read (seconds since the epoch). A warm build is given again while
     every file keeps its identity, so a reused build is older than the call that checked it."""
+    index: str | None = field(default=None, compare=False)
+    """What became of the ledger index in this build (``used (…)``, ``rebuilt (why)``…),
+    ``None`` when the index is off. Never part of the pack."""
 
     @property
     def undeclared_class(self) -> str | None:
@@ -118,7 +123,8 @@ class ContextBuilder:
     a cache to use. With ``provenance`` (the default) documents inside a git work tree
     get their git blob ids and builds can tell their commit; ``git`` replaces the work
     tree (a build from a revision). ``settings`` were checked at the edge
-    (:func:`~ledger_context.pack.settings.make_settings`).
+    (:func:`~ledger_context.pack.settings.make_settings`). With ``settings.index`` the
+    first build starts from the ledger index (a cache is then always kept).
     """
 
     def __init__(
@@ -132,9 +138,13 @@ class ContextBuilder:
     ) -> None:
         self.space = space
         self.settings = settings
-        self._cache = cache if isinstance(cache, DocumentCache) else DocumentCache() if cache else None
+        if isinstance(cache, DocumentCache):
+            self._cache: DocumentCache | None = cache
+        else:
+            self._cache = DocumentCache() if cache or settings.index is not None else None
         self._warm: WarmBuild[Walk, ContextBuild] = WarmBuild()
         self.git = git if git is not None else WorkTree(space) if provenance else None
+        self._index: IndexUse | None = None
 
     def build(self) -> ContextBuild:
         """Read the ledger as it is now and build its pack (spec §1–7).
@@ -152,16 +162,39 @@ class ContextBuilder:
                 return warm
             # Blob ids cost a hash of every file: only where a work tree can use them.
             blob_hash = self.git.object_format() if self.git is not None and self.git.found else None
-            settings = self.settings
-            ledger = read_ledger(self.space, self._cache, walk, blob_hash=blob_hash, yaml=settings.yaml)
-            selection = select(ledger.documents, settings.ceiling, settings.undeclared_class)
-            budgeted = apply_budget(selection.blocks, settings.cap_tokens)
-            build = ContextBuild(ledger, selection, budgeted, settings, self.git)
+            ledger, selection, index = self._read_and_select(walk, blob_hash)
+            budgeted = apply_budget(selection.blocks, self.settings.cap_tokens)
+            build = ContextBuild(ledger, selection, budgeted, self.settings, self.git, index=index)
             self._warm.put(walk, build, ledger.cached)
             return build
         finally:
             if collecting:
                 gc.enable()
+
+    def _read_and_select(self, walk: Walk, blob_hash: str | None) -> tuple[Ledger, Selection, str | None]:
+        """Read the ledger (from the index where it is trusted) and select its blocks; every
+        block's document that came from the index is read afresh first, and where one
+        disagrees the selection is made again (spec §1: what is served is what was read)."""
+        settings = self.settings
+        cache = self._cache
+        index = self._index
+        if index is None and settings.index is not None and cache is not None:
+            index = self._index = IndexUse(settings.index, self.space, settings.yaml, cache.racy_ns)
+        if index is not None and cache is not None:
+            index.prime(cache, walk, blob_hash)
+        fresh: dict[str, FileResult] = {}
+        while True:
+            ledger = read_ledger(
+                self.space, cache, walk, blob_hash=blob_hash, yaml=settings.yaml, known=fresh
+            )
+            selection = select(ledger.documents, settings.ceiling, settings.undeclared_class)
+            if index is None or cache is None:
+                return ledger, selection, None
+            served = [block.document for block in selection.blocks]
+            if not index.verify(served, walk, cache, fresh, blob_hash):
+                break
+        index.save(cache)
+        return ledger, selection, index.report
 
 
 def build_context(

@@ -16,6 +16,7 @@ from ..model.classify import parse_ceiling, parse_undeclared_class
 from ..model.errors import InvalidArgumentError, InvalidCapError
 from ..model.tokens import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
 from ..reader.frontmatter import YamlOptions
+from ..reader.index import IndexOptions
 
 DETAILS = ("brief", "full")
 """The values ``detail`` may take (spec §8)."""
@@ -25,12 +26,14 @@ DETAILS = ("brief", "full")
 class Settings:
     """A valid cap (tokens, spec §6), ceiling (canonical class name or ``None``, §7), the
     class undeclared sources are read as for the ceiling (``None``: they pass), and the
-    reader's YAML options (``None``: the reader's default)."""
+    reader's YAML options (``None``: the reader's default), and where the ledger index
+    lives (``None``: no index; :mod:`~ledger_context.reader.index`)."""
 
     cap_tokens: int = DEFAULT_CAP_TOKENS
     ceiling: str | None = None
     undeclared_class: str | None = None
     yaml: YamlOptions | None = None
+    index: IndexOptions | None = None
 
 
 DEFAULT_SETTINGS = Settings()
@@ -55,15 +58,17 @@ def make_settings(
     max_data_class: str | None = None,
     undeclared_class: str | None = None,
     yaml: YamlOptions | None = None,
+    index: IndexOptions | None = None,
 ) -> Settings:
     """The :class:`Settings` of a cap, a ``--max-data-class`` and an ``--undeclared-class``
-    value and YAML options; raises :class:`InvalidArgumentError` for a cap outside 1..MAX
+    value, YAML options and the index's place; raises :class:`InvalidArgumentError` for a cap outside 1..MAX
     or an unknown class."""
     return Settings(
         check_cap_tokens(cap_tokens),
         parse_ceiling(max_data_class),
         parse_undeclared_class(undeclared_class),
         yaml,
+        index,
     )
 
 

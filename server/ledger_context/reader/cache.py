@@ -71,6 +71,11 @@ class DocumentCache:
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def racy_ns(self) -> int:
+        """How recently a file may have changed and still be cached (ns)."""
+        return self._racy_ns
+
     def get(self, source: Located) -> FileResult | None:
         """The cached result for ``source`` if its identity and location are unchanged."""
         entry = self._entries.get(source.path)
@@ -86,6 +91,10 @@ class DocumentCache:
             return False
         self._entries[source.path] = (source.identity, result)
         return True
+
+    def items(self) -> list[tuple[str, FileIdentity, FileResult]]:
+        """Every entry as (path, identity, result), in path order: what the index keeps."""
+        return [(path, entry[0], entry[1]) for path, entry in sorted(self._entries.items())]
 
     def keep_only(self, paths: set[str]) -> None:
         """Forget every entry whose path is not in ``paths``."""

@@ -15,6 +15,7 @@ import os
 import stat
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -189,7 +190,7 @@ def read_file(
     return FileResult(result.document, result.problems, result.size, unchanged)
 
 
-def _read_file_safely(
+def read_file_safely(
     space: Path, source: SourceFile, root_real: bytes, blob_hash: str | None, yaml: YamlOptions | None
 ) -> FileResult:
     """:func:`read_file`, with any fault it did not foresee turned into a skip: one file
@@ -208,14 +209,16 @@ def read_ledger(
     *,
     blob_hash: str | None = None,
     yaml: YamlOptions | None = None,
+    known: Mapping[str, FileResult] | None = None,
 ) -> Ledger:
     """Read every document of ``space``'s ledger (spec §1–3).
 
     ``space`` is the directory holding ``.ledger``; ``walk`` is its walk if already
     made. With a ``cache``, unchanged files are not read again. With ``blob_hash``
     (``sha1`` or ``sha256``) every document gets its git blob id; ``yaml`` says how
-    frontmatter is loaded (the reader's default when ``None``). Returns a
-    :class:`Ledger`; raises nothing for broken documents.
+    frontmatter is loaded (the reader's default when ``None``). ``known`` holds results
+    of files read afresh during this build (they are not read again, and cached only by
+    whoever read them). Returns a :class:`Ledger`; raises nothing for broken documents.
     """
     if walk is None:
         walk = walk_ledger(space)
@@ -228,11 +231,15 @@ def read_ledger(
     cached = cache is not None
     root_real = root_real_path(space) if walk.files else b""
     for source in walk.files:
-        result = cache.get(source) if cache is not None else None
+        result = known.get(source.path) if known else None
+        if result is not None:
+            cached = cached and cache is not None and cache.get(source) is result
+        else:
+            result = cache.get(source) if cache is not None else None
         if result is not None and blob_hash and result.document and result.document.git_blob is None:
             result = None  # cached without its blob id: read it again
         if result is None:
-            result = _read_file_safely(space, source, root_real, blob_hash, yaml)
+            result = read_file_safely(space, source, root_real, blob_hash, yaml)
             if cache is not None:
                 cached = cache.put(source, result, now_ns) and cached
         read[source.kind] += 1

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""The ledger index, measured (issue 26): ``python bench/index.py`` (``make bench-index``).
+
+For each short-body ledger (1,000 / 10,000 / 100,000 experiments, ``ledgers.py``) and each
+long-body ledger asked for (``long_ledgers.py``), in one run on one machine:
+
+- the stat floor (``os.stat`` of every document, the list made beforehand);
+- an in-process build by a *new* builder with a warm index (what every new process does),
+  and its ratio to the stat floor (goal ≤ 2×);
+- the first build ever: a new builder with an empty index folder (it reads, parses and
+  writes the index), beside a build without the index (``--no-index``, as before): its
+  ratio to that (goal ≤ 1×, no slower than today);
+- whole processes in turn: ``ledger-context pack`` with a warm index, ``pack --no-index``,
+  the naive python-frontmatter reader (``bench/naive.py``) and ``python -c pass``; the
+  naive ÷ warm ratio (goal ≥ 10× at 10,000);
+- the index file's size on disk.
+
+Then a fresh server over stdio on a 30,000-experiment ledger, with a warm index and
+without one: the time from starting the process to the ``initialize`` answer and to the
+first ``get_context`` answer (median of a few starts).
+
+Every index lives in a private folder under the spaces folder (``XDG_CACHE_HOME`` of the
+children points there), never in the user's cache. It prints a Markdown report; with
+``--write`` it also replaces the index section of ``bench/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from floors import list_documents, stat_floor
+from ledgers import generate_space, wait_until_ready
+from long_ledgers import generate_long_space, wait_until_long_ready
+from machine import BENCH_DIR, child_env, load_average, log
+from spaces import DEFAULT_SPACES_DIR
+from timing import Timing, fmt_time, measure
+
+SIZES = (1_000, 10_000, 100_000)
+REPS = {1_000: 9, 10_000: 5, 30_000: 3, 100_000: 2}
+WHOLE_RUNS = {1_000: 5, 10_000: 3, 30_000: 2, 100_000: 1}
+SERVER_SIZE = 30_000
+SERVER_STARTS = 3
+
+
+def _settings(folder: Path | None):  # type: ignore[no-untyped-def]
+    from ledger_context.pack.settings import make_settings
+    from ledger_context.reader.index import IndexOptions
+
+    return make_settings(index=IndexOptions(folder) if folder is not None else None)
+
+
+def _build(space: Path, folder: Path | None) -> str:
+    """A new builder's first build (a new process's), with the index in ``folder`` or none."""
+    from ledger_context.pack.build import ContextBuilder
+
+    return ContextBuilder(space, _settings(folder), cache=False, provenance=False).build().pack
+
+
+def _env(cache_home: Path, index: bool) -> dict[str, str]:
+    env = child_env()
+    env["XDG_CACHE_HOME"] = str(cache_home)
+    env["LEDGER_INDEX"] = "on" if index else "off"
+    return env
+
+
+def _whole(space: Path, cache_home: Path, runs: int) -> dict[str, Timing]:
+    """Whole processes in turn, after one untimed round (which also writes the index)."""
+    cli = [sys.executable, "-m", "ledger_context", "pack", "--space", str(space)]
+    commands = {
+        "pack, warm index": (cli, _env(cache_home, True)),
+        "pack --no-index": (cli, _env(cache_home, False)),
+        "naive reader": ([sys.executable, str(BENCH_DIR / "naive.py"), str(space)], child_env()),
+        "python -c pass": ([sys.executable, "-c", "pass"], child_env()),
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for rep in range(runs + 1):
+        for name, (argv, env) in commands.items():
+            started = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, env=env, check=True)
+            if rep:
+                times[name].append(time.perf_counter() - started)
+    return {name: Timing(samples) for name, samples in times.items()}
+
+
+def bench_ledger(name: str, space: Path, documents: int, work: Path) -> dict[str, object]:
+    """Every in-process and whole-process figure of one ledger."""
+    reps = REPS.get(documents, 3 if documents <= 30_000 else 2)
+    paths = list_documents(space)
+    _build(space, None)  # warms the page cache
+    floor, _ = measure(lambda: stat_floor(paths), max(reps, 5))
+    folder = work / f"index-{name}" / "ledger-context"
+    shutil.rmtree(folder.parent, ignore_errors=True)
+    expected = _build(space, None)
+    if _build(space, folder) != expected:
+        raise RuntimeError(f"{name}: the first build with the index gave another pack")
+    warm, pack = measure(lambda: _build(space, folder), reps)
+    if pack != expected:
+        raise RuntimeError(f"{name}: a build from the warm index gave another pack")
+
+    def empty_folder(_rep: int) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    first, _ = measure(lambda: _build(space, folder), reps, before=empty_folder)
+    today, _ = measure(lambda: _build(space, None), reps)
+    (index_file,) = folder.glob("*.index")
+    log(f"  {name}: whole processes in turn")
+    whole = _whole(space, work / f"home-{name}", WHOLE_RUNS.get(documents, 1))
+    return {
+        "name": name,
+        "documents": len(paths),
+        "floor": floor.median,
+        "warm": warm.median,
+        "first": first.median,
+        "today": today.median,
+        "size": index_file.stat().st_size,
+        "whole": {key: value.median for key, value in whole.items()},
+    }
+
+
+def _server_times(space: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Seconds from starting ``serve`` to its initialize answer and to its first get_context."""
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_context"}},
+    ]
+    argv = [sys.executable, "-m", "ledger_context", "serve", "--no-audit", "--log-level", "error"]
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [*argv, "--space", str(space)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    process.stdin.flush()
+    answered: dict[int, float] = {}
+    while len(answered) < 2:
+        message = json.loads(process.stdout.readline())
+        if message.get("id") in (0, 1):
+            answered[message["id"]] = time.perf_counter() - started
+    process.stdin.close()
+    process.wait()
+    process.stdout.close()
+    return answered[0], answered[1]
+
+
+def bench_server(spaces_dir: Path, work: Path) -> dict[str, tuple[float, float]]:
+    space = generate_space(spaces_dir, SERVER_SIZE)
+    wait_until_ready(space)
+    home = work / "home-server"
+    subprocess.run(
+        [sys.executable, "-m", "ledger_context", "pack", "--space", str(space.path)],
+        stdout=subprocess.DEVNULL,
+        env=_env(home, True),
+        check=True,
+    )
+    results = {}
+    for label, index in (("warm index", True), ("--no-index", False)):
+        starts = [_server_times(space.path, _env(home, index)) for _ in range(SERVER_STARTS)]
+        results[label] = (
+            sorted(s[0] for s in starts)[SERVER_STARTS // 2],
+            sorted(s[1] for s in starts)[SERVER_STARTS // 2],
+        )
+    return results
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def report(ledgers: list[dict[str, object]], server: dict[str, tuple[float, float]] | None) -> str:
+    lines = [
+        "## The ledger index (bench/index.py, issue 26)",
+        "",
+        f"{os.cpu_count()} cores, load {load_average()}, Python {sys.version.split()[0]}, "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Medians; whole processes in turn.",
+        "",
+        "| ledger | docs | stat floor | warm index build | ÷ floor (≤ 2×) | first build, index written "
+        "| --no-index build | ÷ (≤ 1×) | index size |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in ledgers:
+        floor, warm, first, today = (float(r[k]) for k in ("floor", "warm", "first", "today"))  # type: ignore[arg-type]
+        lines.append(
+            f"| {r['name']} | {r['documents']:,} | {fmt_time(floor)} | {fmt_time(warm)} "
+            f"| {warm / floor:.1f}× "
+            f"{_verdict(warm / floor <= 2)} | {fmt_time(first)} | {fmt_time(today)} | {first / today:.2f}× "
+            f"{_verdict(first / today <= 1.0)} | {int(r['size']) / 1e6:.1f} MB |"  # type: ignore[call-overload]
+        )
+    lines += [
+        "",
+        "| ledger | pack, warm index | pack --no-index | naive reader | python -c pass | naive ÷ warm "
+        "| warm − pass |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in ledgers:
+        w = r["whole"]
+        assert isinstance(w, dict)
+        ratio = w["naive reader"] / w["pack, warm index"]
+        goal = f" {_verdict(ratio >= 10)} (goal ≥ 10×)" if str(r["name"]) == "exp10000" else ""
+        lines.append(
+            f"| {r['name']} | {fmt_time(w['pack, warm index'])} | {fmt_time(w['pack --no-index'])} "
+            f"| {fmt_time(w['naive reader'])} | {fmt_time(w['python -c pass'])} | {ratio:.1f}×{goal} "
+            f"| {fmt_time(w['pack, warm index'] - w['python -c pass'])} |"
+        )
+    if server is not None:
+        lines += [
+            "",
+            f"A fresh server on {SERVER_SIZE:,} experiments (median of {SERVER_STARTS} starts, from "
+            "starting the process):",
+            "",
+            "| server | initialize answered | first get_context answered |",
+            "|---|---:|---:|",
+        ]
+        lines += [f"| {label} | {fmt_time(a)} | {fmt_time(b)} |" for label, (a, b) in server.items()]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="short-body sizes, or none")
+    parser.add_argument("--ledgers", default="none", help="long-body ledgers, e.g. findings-2500")
+    parser.add_argument("--no-server", action="store_true", help="skip the fresh server at 30,000")
+    parser.add_argument("--spaces-dir", type=Path, default=DEFAULT_SPACES_DIR)
+    parser.add_argument("--write", action="store_true", help="append the report to bench/RESULTS.md")
+    args = parser.parse_args(argv)
+    work = args.spaces_dir / ".index-bench"
+    work.mkdir(parents=True, exist_ok=True)
+    results = []
+    for size in [int(s) for s in args.sizes.split(",") if s and s != "none"]:
+        space = generate_space(args.spaces_dir, size)
+        wait_until_ready(space)
+        log(f"index bench: {size:,} experiments")
+        results.append(bench_ledger(f"exp{size}", space.path, size, work))
+    for name in [n for n in args.ledgers.split(",") if n and n != "none"]:
+        shape, count = name.rsplit("-", 1)
+        long_space = generate_long_space(args.spaces_dir, shape, int(count))
+        wait_until_long_ready(long_space)
+        log(f"index bench: {name}")
+        results.append(bench_ledger(name, long_space.path, int(count), work))
+    server = None if args.no_server else bench_server(args.spaces_dir, work)
+    text = report(results, server)
+    print(text)
+    if args.write:
+        with open(BENCH_DIR / "RESULTS.md", "a", encoding="utf-8") as out:
+            out.write("\n" + text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,412 @@
+"""The ledger index: what reading each file gave, kept on disk between processes.
+
+One file per ledger in the user's cache directory (its name is the SHA-256 of the space's
+real path), so a new process starts as warm as a server's second build. Per file it keeps
+the identity (:data:`~ledger_context.reader.cache.FileIdentity`) and the whole parse result:
+the document (fields, class, title, frontmatter, body, SHA-256, git blob id) and its problems.
+
+The index is new state that costs time, never correctness:
+
+- it is trusted only as far as the user's own cache directory: a private folder (0700)
+  owned by the user, a regular file (0600, opened with ``O_NOFOLLOW``, checked on the
+  descriptor), whose body carries an HMAC-SHA256 under a random per-user key kept in the
+  same folder. Anything else (missing, garbage, truncated, a link, foreign version, a MAC
+  that does not verify) is ignored, and the index rebuilt;
+- it is JSON, never pickle: a tampered file cannot run code;
+- it is written whole to a temporary file in the same folder, flushed and renamed over
+  the old one: readers never see half a file and never lock, and the last writer wins;
+- an entry is used only where the walk sees the same identity and the file's times are
+  at least :data:`~ledger_context.reader.cache.RACY_NS` older than the moment the index
+  was written (the racy rule); its use is the build's affair (:mod:`~ledger_context.pack.build`),
+  which reads afresh everything it serves.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import hmac
+import importlib.util
+import json
+import os
+import secrets
+import stat
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..model.document import Document, FileResult
+from ..model.fields import Timestamp
+from ..model.problems import Problem
+from .cache import FileIdentity, is_racy
+from .frontmatter import YamlOptions, resolved
+from .paths import fs_path
+
+FORMAT = 1
+"""The layout of the index file; any change to it or to what an entry holds bumps it."""
+
+MAGIC = b"ledger-context index\n"
+KEY_FILE = "key"
+KEY_BYTES = 32
+MAX_INDEX_BYTES = 4 << 30
+"""An index larger than this (4 GiB) is not read: no ledger's parse results come near."""
+
+_PARSE_SOURCES = ("model", "reader")
+"""The wings whose code decides what a parse gives: their source is part of the version."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexOptions:
+    """Where the indexes live (the edge chooses: ``$XDG_CACHE_HOME/ledger-context`` or the
+    platform's equivalent); ``None`` in the settings means no index."""
+
+    directory: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """An index read from disk: its entries by path, the moment it was written (ns), and,
+    when it could not be used, why (``entries`` is then empty)."""
+
+    entries: dict[str, tuple[FileIdentity, FileResult]]
+    written_ns: int = 0
+    fault: str | None = None
+
+
+def version_key(yaml: YamlOptions | None) -> dict[str, Any]:
+    """What an index is valid for: the format, the package and Python, the reader's own
+    code and the YAML loader. Any difference ignores the index. (Git blob ids are per entry:
+    a build that needs them reads again a file whose entry has none, or of another format.)"""
+    options = resolved(yaml)
+    return {
+        "format": FORMAT,
+        "package": _package_version(),
+        "python": list(sys.version_info[:2]),
+        "reader": _reader_digest(),
+        "yaml": {"quick": options.quick, "pure_python": options.pure_python, "libyaml": _libyaml()},
+    }
+
+
+def _package_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("ledger-context")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+_DIGEST: list[str] = []
+
+
+def _reader_digest() -> str:
+    """The SHA-256 of the model and reader wings' source: an edited parser (a development
+    tree, a patched install) never reads an index made by another."""
+    if not _DIGEST:
+        digest = hashlib.sha256()
+        package = Path(__file__).resolve().parents[1]
+        for wing in _PARSE_SOURCES:
+            for path in sorted((package / wing).glob("*.py")):
+                digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        _DIGEST.append(digest.hexdigest())
+    return _DIGEST[0]
+
+
+def _libyaml() -> bool:
+    """Whether PyYAML's C extension is installed, found without importing PyYAML (which a
+    warm start never needs)."""
+    spec = importlib.util.find_spec("yaml")
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    return any(
+        name.startswith("_yaml.") for where in spec.submodule_search_locations for name in os.listdir(where)
+    )
+
+
+def index_path(options: IndexOptions, space: Path) -> Path:
+    """The index file of ``space``: named by the SHA-256 of its real path."""
+    real = os.path.realpath(fs_path(space, ""))
+    return options.directory / f"{hashlib.sha256(real).hexdigest()}.index"
+
+
+# -- the private folder and the key ------------------------------------------------------
+
+
+def _private_folder(directory: Path, create: bool) -> str | None:
+    """``None`` if ``directory`` is a folder only the user can write (made 0700 when
+    ``create`` and missing), else why it cannot hold an index."""
+    try:
+        if create:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+        info = os.lstat(directory)
+    except FileNotFoundError:
+        return "the cache folder does not exist"
+    except OSError as exc:
+        return f"the cache folder cannot be made ({exc.strerror or exc})"
+    if not stat.S_ISDIR(info.st_mode):
+        return "the cache folder is not a folder"
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return "the cache folder belongs to another user"
+    if info.st_mode & 0o022:
+        return "the cache folder is writable by others"
+    return None
+
+
+def _private_file(fd: int, limit: int) -> str | None:
+    """``None`` if the open ``fd`` is a regular file of the user's that no one else may
+    write and at most ``limit`` bytes long, else why it is not trusted."""
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return "owned by another user"
+    if info.st_mode & 0o022:
+        return "writable by others"
+    if info.st_size > limit:
+        return "larger than any index"
+    return None
+
+
+def _open_private(path: Path, limit: int) -> tuple[bytes | None, str | None]:
+    """The bytes of the private file at ``path`` (``None`` and why when it is missing, a
+    link, or not private)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None, "missing"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None, "a symbolic link in place of the file"
+        return None, f"cannot be opened ({exc.strerror or exc})"
+    try:
+        fault = _private_file(fd, limit)
+        if fault is not None:
+            return None, fault
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks), None
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
+
+
+def _write_private(directory: Path, prefix: str, data: bytes) -> str:
+    """Write ``data`` to a new 0600 file in ``directory`` (``O_EXCL``), flushed to disk;
+    returns its path. Raises :class:`OSError`."""
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    return temporary
+
+
+def user_key(directory: Path, create: bool = True) -> tuple[bytes | None, str | None]:
+    """The user's index key (:data:`KEY_BYTES` random bytes in ``directory/key``, 0600),
+    made when missing and ``create``; or ``None`` and why there is none."""
+    path = directory / KEY_FILE
+    data, fault = _open_private(path, KEY_BYTES)
+    if fault == "missing" and create:
+        try:
+            temporary = _write_private(directory, ".key-", secrets.token_bytes(KEY_BYTES))
+            try:
+                os.link(temporary, path)  # atomic, and never over a key another process made
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(temporary)
+        except OSError as exc:
+            return None, f"the key cannot be written ({exc.strerror or exc})"
+        data, fault = _open_private(path, KEY_BYTES)
+    if data is None:
+        return None, f"the key is {fault}"
+    if len(data) != KEY_BYTES:
+        return None, "the key is not a key (wrong length)"
+    return data, None
+
+
+# -- entries --------------------------------------------------------------------------
+
+
+def _problem_row(p: Problem) -> list[Any]:
+    return [p.path, p.severity, p.message, p.line, p.column]
+
+
+def _document_row(d: Document) -> list[Any]:
+    return [
+        d.kind,
+        d.path,
+        d.size,
+        d.frontmatter,
+        d.status,
+        d.updated.key if d.updated is not None else None,
+        d.slug,
+        d.title,
+        d.data_class,
+        list(d.metrics),
+        d.text,
+        d.sha256,
+        d.yaml_loader,
+        d.git_blob,
+        d.body,
+    ]
+
+
+def _entry_row(path: str, identity: FileIdentity, result: FileResult) -> list[Any]:
+    document = _document_row(result.document) if result.document is not None else None
+    return [path, list(identity), result.size, [_problem_row(p) for p in result.problems], document]
+
+
+_DOCUMENT_FIELDS = 15
+
+
+def _entry(row: list[Any]) -> tuple[str, FileIdentity, FileResult]:
+    """One entry back from its row. Fields are not type-checked one by one: the body's MAC
+    says this process's own code wrote it, under the same version key; a row of the wrong
+    shape still fails (``TypeError``, ``ValueError``) and the index is then not used."""
+    path, identity, size, problems, row_document = row
+    document = None
+    if row_document is not None:
+        if len(row_document) != _DOCUMENT_FIELDS:
+            raise ValueError("not a document")
+        fields = list(row_document)  # Document's fields, in their order (_document_row)
+        fields[5] = None if fields[5] is None else Timestamp(fields[5])
+        fields[9] = tuple(fields[9])
+        document = Document(*fields)
+    dev, ino, length, mtime, ctime = identity
+    result = FileResult(document, tuple([Problem(*p) for p in problems]) if problems else (), size)
+    if not isinstance(path, str) or not isinstance(size, int):
+        raise ValueError("not an entry")
+    return path, (dev, ino, length, mtime, ctime), result
+
+
+# -- the file -------------------------------------------------------------------------
+
+
+def encode_index(
+    key: bytes,
+    version: dict[str, Any],
+    space: Path,
+    written_ns: int,
+    entries: list[tuple[str, FileIdentity, FileResult]],
+) -> bytes:
+    """The bytes of an index: :data:`MAGIC`, the body's HMAC-SHA256 in hex, a newline, the body."""
+    body = json.dumps(
+        {
+            "version": version,
+            "space": os.fsdecode(os.path.realpath(fs_path(space, ""))),
+            "written_ns": written_ns,
+            "entries": [_entry_row(*entry) for entry in entries],
+        },
+        separators=(",", ":"),
+    ).encode("ascii")
+    return MAGIC + hmac.new(key, body, hashlib.sha256).hexdigest().encode("ascii") + b"\n" + body
+
+
+def decode_index(data: bytes, key: bytes, version: dict[str, Any], space: Path) -> Loaded:
+    """The entries of the index ``data``, or why it cannot be used: not an index, a MAC
+    that does not verify (tampered or truncated), another version or another ledger."""
+    head = len(MAGIC) + 65
+    if not data.startswith(MAGIC) or len(data) < head or data[head - 1 : head] != b"\n":
+        return Loaded({}, fault="not an index file")
+    body = data[head:]
+    expected = hmac.new(key, body, hashlib.sha256).hexdigest().encode("ascii")
+    if not hmac.compare_digest(expected, data[len(MAGIC) : head - 1]):
+        return Loaded({}, fault="its MAC does not verify (truncated or edited)")
+    try:
+        parsed = json.loads(body)
+        if parsed["version"] != version:
+            return Loaded({}, fault="made by another version or with other settings")
+        if parsed["space"] != os.fsdecode(os.path.realpath(fs_path(space, ""))):
+            return Loaded({}, fault="made for another ledger")
+        entries = {}
+        for row in parsed["entries"]:
+            path, identity, result = _entry(row)
+            entries[path] = (identity, result)
+        written_ns = parsed["written_ns"]
+        if not isinstance(written_ns, int):
+            raise ValueError("not a moment")
+        return Loaded(entries, written_ns)
+    except (KeyError, TypeError, ValueError, IndexError, RecursionError):
+        return Loaded({}, fault="not readable as an index")
+
+
+def load_index(options: IndexOptions, space: Path, version: dict[str, Any]) -> Loaded:
+    """Read the index of ``space`` (never raises): its entries, or why none can be used."""
+    fault = _private_folder(options.directory, create=False)
+    if fault is not None:
+        return Loaded({}, fault="missing" if fault == "the cache folder does not exist" else fault)
+    data, fault = _open_private(index_path(options, space), MAX_INDEX_BYTES)
+    if data is None:
+        return Loaded({}, fault=fault)
+    key, fault = user_key(options.directory, create=False)
+    if key is None:
+        return Loaded({}, fault=fault)
+    return decode_index(data, key, version, space)
+
+
+def save_index(
+    options: IndexOptions,
+    space: Path,
+    version: dict[str, Any],
+    entries: list[tuple[str, FileIdentity, FileResult]],
+    written_ns: int | None = None,
+) -> str | None:
+    """Write the index of ``space`` whole and atomically; ``None``, or why it was not written
+    (the build goes on without it)."""
+    fault = _private_folder(options.directory, create=True)
+    if fault is not None:
+        return fault
+    key, fault = user_key(options.directory)
+    if key is None:
+        return fault
+    now = time.time_ns() if written_ns is None else written_ns
+    try:
+        data = encode_index(key, version, space, now, entries)
+        temporary = _write_private(options.directory, ".index-", data)
+        try:
+            os.replace(temporary, index_path(options, space))  # replaces a link, never follows it
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror or exc})"
+    return None
+
+
+def trusted(loaded: Loaded, path: str, identity: FileIdentity, racy_ns: int) -> FileResult | None:
+    """The entry of ``path`` if the walk saw the same ``identity`` and the file had not
+    changed within ``racy_ns`` of the moment the index was written."""
+    entry = loaded.entries.get(path)
+    if entry is None or entry[0] != identity or is_racy(identity, loaded.written_ns, racy_ns):
+        return None
+    return entry[1]
+
+
+def clear_index(options: IndexOptions, space: Path | None) -> int:
+    """Remove the index of ``space`` (every index when ``None``); returns how many went."""
+    if space is not None:
+        targets = [index_path(options, space)]
+    else:
+        try:
+            targets = [p for p in options.directory.iterdir() if p.name.endswith(".index")]
+        except OSError:
+            return 0
+    removed = 0
+    for target in targets:
+        try:
+            target.unlink()
+            removed += 1
+        except FileNotFoundError:
+            pass
+    return removed

@@ -1,0 +1,155 @@
+"""One builder's use of its ledger's index: prime the cache, check what is served, save.
+
+The index decides what to select, never what is served. :meth:`IndexUse.prime` puts every
+trusted entry (:func:`~ledger_context.reader.index.trusted`) into the builder's
+:class:`~ledger_context.reader.cache.DocumentCache`, as if those files had just been read;
+:meth:`IndexUse.verify` then reads afresh, through the reader's own checks, every
+document the selection would serve that came from the index, and gives back those whose
+fresh read disagrees, so that the build is made again before anything is served. A file
+read afresh is never taken from the index again in that build, so the loop ends.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from ..model.document import Document, FileResult
+from .cache import RACY_NS, DocumentCache, FileIdentity
+from .frontmatter import YamlOptions
+from .index import IndexOptions, Loaded, load_index, save_index, trusted, version_key
+from .ledger import read_file_safely, root_real_path
+from .walk import SourceFile, Walk
+
+_BLOB_LENGTH = {"sha1": 40, "sha256": 64}
+"""Hex digits of a git object id of each object format."""
+
+
+def _agrees(fresh: FileResult, entry: FileResult, blob_hash: str | None) -> bool:
+    """Whether a fresh read gave what the index entry holds: every field of the document
+    and every problem (a blob id the build did not ask for is not compared)."""
+    if fresh.problems != entry.problems:
+        return False
+    document = entry.document
+    if blob_hash is None and document is not None and document.git_blob is not None:
+        document = replace(document, git_blob=None)
+    return fresh.document == document
+
+
+def is_fault(report: str | None) -> bool:
+    """Whether an index report names a fault (the index was rebuilt or could not be written),
+    which ``check`` shows; ``used`` and ``created`` go unsaid there."""
+    return report is not None and (report.startswith("rebuilt") or "not written" in report)
+
+
+class IndexUse:
+    """The index of ``space`` as one builder uses it; ``report`` says what happened to it
+    (for ``check`` and ``explain``, never for the pack)."""
+
+    def __init__(
+        self,
+        options: IndexOptions,
+        space: Path,
+        yaml: YamlOptions | None,
+        racy_ns: int = RACY_NS,
+    ) -> None:
+        self.options = options
+        self.space = space
+        self.yaml = yaml
+        self.racy_ns = racy_ns
+        self.version = version_key(yaml)
+        self.report = "not read yet"
+        self.loaded = False
+        self._primed: dict[str, FileResult] = {}
+        self._on_disk: dict[str, tuple[FileIdentity, FileResult]] | None = None
+        self._load_fault: str | None = None
+        self.refreshed = 0
+        """Documents whose fresh read disagreed with the index (the build was made again)."""
+
+    def prime(self, cache: DocumentCache, walk: Walk, blob_hash: str | None) -> None:
+        """Load the index once (the builder's first build) and put its trusted entries into
+        ``cache``; entries the walk does not confirm, or whose git blob id is of another
+        object format than ``blob_hash``, are left out, to be read."""
+        if self.loaded:
+            return
+        self.loaded = True
+        loaded = load_index(self.options, self.space, self.version)
+        self._load_fault = loaded.fault
+        if loaded.fault is None:
+            self._on_disk = loaded.entries
+        used = self._take(cache, walk, loaded, _BLOB_LENGTH.get(blob_hash or ""))
+        if loaded.fault is None:
+            self.report = f"used ({used} of {len(walk.files)} files from the index)"
+        elif loaded.fault == "missing":
+            self.report = "created (there was none)"
+        else:
+            self.report = f"rebuilt (the index was {loaded.fault})"
+
+    def _take(self, cache: DocumentCache, walk: Walk, loaded: Loaded, blob_length: int | None) -> int:
+        if not loaded.entries:
+            return 0
+        for source in walk.files:
+            result = trusted(loaded, source.path, source.identity, self.racy_ns)
+            if result is None:
+                continue
+            blob = result.document.git_blob if result.document is not None else None
+            if blob is not None and blob_length is not None and len(blob) != blob_length:
+                continue
+            if cache.put(source, result, loaded.written_ns):
+                self._primed[source.path] = result
+        return len(self._primed)
+
+    def verify(
+        self,
+        documents: Iterable[Document],
+        walk: Walk,
+        cache: DocumentCache,
+        fresh: dict[str, FileResult],
+        blob_hash: str | None,
+    ) -> bool:
+        """Read afresh each of ``documents`` that came from the index and was not checked
+        yet; a fresh result that differs from the entry goes into ``fresh`` and ``cache``.
+        Returns whether any differed (then the build must be made again)."""
+        pending = [d for d in documents if (p := self._primed.get(d.path)) is not None and p.document is d]
+        if not pending:
+            return False
+        by_path = {source.path: source for source in walk.files}
+        root_real = root_real_path(self.space)
+        differed = False
+        for document in pending:
+            entry = self._primed.pop(document.path)
+            source: SourceFile = by_path[document.path]
+            read_at = time.time_ns()
+            result = read_file_safely(self.space, source, root_real, blob_hash, self.yaml)
+            if _agrees(result, entry, blob_hash):
+                continue
+            differed = True
+            self.refreshed += 1
+            fresh[document.path] = result
+            cache.put(source, result, read_at)  # dropped from the cache when racy
+        return differed
+
+    def _unchanged(self, items: list[tuple[str, FileIdentity, FileResult]]) -> bool:
+        """Whether ``items`` are exactly the entries on disk (the same result objects)."""
+        on_disk = self._on_disk
+        if on_disk is None or len(on_disk) != len(items):
+            return False
+        return all((on := on_disk.get(path)) is not None and on[1] is result for path, _, result in items)
+
+    def save(self, cache: DocumentCache) -> None:
+        """Write the index when the cache holds other entries than the file on disk: another
+        file, identity or result (a file read again, for its git blob id or because its
+        entry was stale)."""
+        items = cache.items()
+        if self._unchanged(items):
+            return
+        fault = save_index(self.options, self.space, self.version, items)
+        if self.refreshed:
+            self.report += f"; {self.refreshed} stale entries refreshed"
+            self.refreshed = 0
+        if fault is None:
+            self._on_disk = {path: (identity, result) for path, identity, result in items}
+        elif "not written" not in self.report:
+            self.report += f"; not written ({fault})"

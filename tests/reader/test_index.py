@@ -1,0 +1,233 @@
+"""The ledger index file (index.py): entries round-trip exactly; a file that is missing,
+garbage, truncated, edited, a link, not private, of another version or another ledger is
+refused with its reason; the key is made once, privately; writing is atomic."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from conftest import doc, write_ledger
+from ledger_context.reader.index import (
+    KEY_BYTES,
+    MAGIC,
+    IndexOptions,
+    clear_index,
+    decode_index,
+    encode_index,
+    index_path,
+    load_index,
+    save_index,
+    trusted,
+    user_key,
+    version_key,
+)
+from ledger_context.reader.ledger import read_ledger
+from ledger_context.reader.walk import walk_ledger
+
+VERSION = version_key(None)
+
+
+def _space(tmp_path: Path) -> Path:
+    return write_ledger(
+        tmp_path / "space",
+        {
+            "agents.md": "# Agents\n\nRules.\n",
+            "evals/a.md": doc(status="active", data_class="internal", title="A ünïcode")
+            + "\n## Metrics\n- x\n",
+            "findings/f.md": doc(status="open", updated_at="2026-01-02") + "\nbody\n",
+            "findings/bad.md": "no frontmatter\n",
+            "decisions/d.md": doc(status="accepted", slug="dee", Status="x"),
+        },
+    )
+
+
+def _entries(space: Path) -> list:
+    walk = walk_ledger(space)
+    from ledger_context.reader.ledger import read_file
+
+    return [(s.path, s.identity, read_file(space, s, blob_hash="sha1")) for s in walk.files]
+
+
+def test_entries_round_trip_exactly(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    entries = _entries(space)
+    assert any(result.document is None for _, _, result in entries)  # a skipped file is kept too
+    assert any(result.problems for _, _, result in entries)
+    data = encode_index(b"k" * 32, VERSION, space, 123, entries)
+    loaded = decode_index(data, b"k" * 32, VERSION, space)
+    assert loaded.fault is None and loaded.written_ns == 123
+    assert loaded.entries == {path: (identity, result) for path, identity, result in entries}
+
+
+def test_save_then_load_in_a_private_folder(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    options = IndexOptions(tmp_path / "cache" / "ledger-context")
+    assert load_index(options, space, VERSION).fault == "missing"
+    assert save_index(options, space, VERSION, _entries(space)) is None
+    assert stat.S_IMODE(os.stat(options.directory).st_mode) == 0o700
+    path = index_path(options, space)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE((options.directory / "key").stat().st_mode) == 0o600
+    assert path.read_bytes().startswith(MAGIC)
+    loaded = load_index(options, space, VERSION)
+    assert loaded.fault is None and len(loaded.entries) == 5
+    assert [p.name for p in options.directory.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_the_name_is_the_sha256_of_the_real_path(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    link = tmp_path / "link"
+    link.symlink_to(space)
+    options = IndexOptions(tmp_path / "cache")
+    assert index_path(options, link) == index_path(options, space)
+    assert len(index_path(options, space).stem) == 64
+
+
+@pytest.mark.parametrize(
+    ("spoil", "fault"),
+    [
+        (lambda data: b"garbage" * 100, "not an index file"),
+        (lambda data: data[: len(data) // 2], "its MAC does not verify (truncated or edited)"),
+        (
+            lambda data: data.replace(b'"active"', b'"draft!"'),
+            "its MAC does not verify (truncated or edited)",
+        ),
+        (lambda data: b"", "not an index file"),
+    ],
+)
+def test_a_spoilt_file_is_refused(tmp_path: Path, spoil, fault: str) -> None:
+    space = _space(tmp_path)
+    options = IndexOptions(tmp_path / "cache")
+    save_index(options, space, VERSION, _entries(space))
+    path = index_path(options, space)
+    spoilt = spoil(path.read_bytes())
+    path.write_bytes(spoilt)
+    loaded = load_index(options, space, VERSION)
+    assert (loaded.fault, loaded.entries) == (fault, {})
+
+
+def test_a_valid_mac_over_a_body_that_is_not_an_index_is_refused(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    import hashlib
+    import hmac
+
+    for body in (b"[1,2]", b"{", json.dumps({"version": VERSION, "space": "x"}).encode(), b"\xff"):
+        data = MAGIC + hmac.new(b"k" * 32, body, hashlib.sha256).hexdigest().encode() + b"\n" + body
+        loaded = decode_index(data, b"k" * 32, VERSION, space)
+        assert loaded.fault is not None and loaded.entries == {}, body
+
+
+def test_another_version_or_ledger_is_refused(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    other = write_ledger(tmp_path / "other", {"agents.md": "# A\n"})
+    data = encode_index(b"k" * 32, VERSION, space, 1, _entries(space))
+    assert decode_index(data, b"k" * 32, {**VERSION, "package": "0.0.0"}, space).fault == (
+        "made by another version or with other settings"
+    )
+    assert decode_index(data, b"k" * 32, version_key(None) | {"python": [2, 7]}, space).fault is not None
+    assert decode_index(data, b"k" * 32, VERSION, other).fault == "made for another ledger"
+    assert (
+        decode_index(data, b"x" * 32, VERSION, space).fault == "its MAC does not verify (truncated or edited)"
+    )
+
+
+def test_the_version_names_the_yaml_switches() -> None:
+    from ledger_context.reader.frontmatter import YamlOptions
+
+    assert version_key(YamlOptions(quick=False)) != VERSION
+    assert version_key(YamlOptions(pure_python=True)) != VERSION
+    assert len(VERSION["reader"]) == 64
+
+
+def test_a_link_in_place_of_the_index_is_refused(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    options = IndexOptions(tmp_path / "cache")
+    save_index(options, space, VERSION, _entries(space))
+    path = index_path(options, space)
+    real = tmp_path / "elsewhere.index"
+    real.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(real)
+    assert load_index(options, space, VERSION).fault == "a symbolic link in place of the file"
+    # Writing replaces the link itself, never the file it names.
+    assert save_index(options, space, VERSION, []) is None
+    assert not path.is_symlink() and real.read_bytes() != path.read_bytes()
+
+
+def test_a_file_or_folder_others_may_write_is_refused(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    options = IndexOptions(tmp_path / "cache")
+    save_index(options, space, VERSION, _entries(space))
+    path = index_path(options, space)
+    path.chmod(0o666)
+    assert load_index(options, space, VERSION).fault == "writable by others"
+    path.chmod(0o600)
+    options.directory.chmod(0o777)
+    assert load_index(options, space, VERSION).fault == "the cache folder is writable by others"
+    assert save_index(options, space, VERSION, []) == "the cache folder is writable by others"
+    options.directory.chmod(0o700)
+    assert load_index(options, space, VERSION).fault is None
+
+
+def test_the_key_is_made_once_and_checked(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    assert user_key(folder, create=False) == (None, "the key is missing")
+    key, fault = user_key(folder)
+    assert fault is None and key is not None and len(key) == KEY_BYTES
+    assert user_key(folder) == (key, None)  # never made again
+    (folder / "key").write_bytes(b"short")
+    assert user_key(folder) == (None, "the key is not a key (wrong length)")
+    (folder / "key").unlink()
+    (folder / "key").symlink_to(tmp_path / "nowhere")
+    assert user_key(folder)[1] == "the key is a symbolic link in place of the file"
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root writes anywhere")
+def test_a_read_only_folder_is_reported_not_raised(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    options = IndexOptions(tmp_path / "cache")
+    save_index(options, space, VERSION, [])
+    options.directory.chmod(0o500)
+    try:
+        fault = save_index(options, space, VERSION, _entries(space))
+    finally:
+        options.directory.chmod(0o700)
+    assert fault is not None and fault.startswith("cannot be written")
+
+
+def test_trusted_needs_the_identity_and_old_enough_times(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    entries = _entries(space)
+    path, identity, result = entries[1]
+    later = max(identity[3], identity[4]) + 2_000_000_000
+    loaded = decode_index(encode_index(b"k" * 32, VERSION, space, later, entries), b"k" * 32, VERSION, space)
+    assert trusted(loaded, path, identity, 1_000_000_000) == result
+    assert trusted(loaded, path, (*identity[:4], identity[4] + 1), 1_000_000_000) is None  # ctime moved
+    assert trusted(loaded, path, identity, 3_000_000_000) is None  # changed too close to the write
+    assert trusted(loaded, "nowhere.md", identity, 0) is None
+
+
+def test_clear_removes_one_or_every_index(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    other = write_ledger(tmp_path / "other", {"agents.md": "# A\n"})
+    options = IndexOptions(tmp_path / "cache")
+    save_index(options, space, VERSION, [])
+    save_index(options, other, VERSION, [])
+    assert clear_index(options, space) == 1
+    assert clear_index(options, space) == 0
+    assert clear_index(options, None) == 1
+    assert (options.directory / "key").exists()  # the key stays: it is the user's
+    assert clear_index(IndexOptions(tmp_path / "none"), None) == 0
+
+
+def test_read_ledger_gives_the_same_ledger_from_entries(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    entries = _entries(space)
+    known = {path: result for path, _, result in entries}
+    assert read_ledger(space, known=known, blob_hash="sha1") == read_ledger(space, blob_hash="sha1")

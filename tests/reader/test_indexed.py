@@ -1,0 +1,394 @@
+"""A build from the ledger index (indexed.py): the pack, the full explanation and the check
+readout are byte-identical with the index off, cold, warm, stale, corrupt, truncated or
+tampered, over generated ledgers changed between runs; every served block is read afresh;
+each fault of the index file costs time, never output, and is reported once."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conftest import age, write_ledger
+from ledger_context.explain.full import explain
+from ledger_context.explain.readout import budget_text, problems_text
+from ledger_context.pack.build import ContextBuild, ContextBuilder
+from ledger_context.pack.settings import Settings, make_settings
+from ledger_context.reader import index as index_module
+from ledger_context.reader.cache import DocumentCache
+from ledger_context.reader.check import check_ledger
+from ledger_context.reader.index import MAGIC, IndexOptions, index_path, user_key
+from ledger_context.reader.indexed import is_fault
+
+CLASSES = ("public", "internal", "confidential", "restricted", "secret!")
+"""Data classes the generator declares; the last is misspelt (unknown: withheld)."""
+
+
+def _document(rng: random.Random, kind: str, i: int) -> str:
+    status = {
+        "harnesses": ("active", "retired"),
+        "evals": ("active", "draft", "deprecated"),
+        "findings": ("open", "closed", "superseded"),
+        "decisions": ("accepted", "proposed", "rejected"),
+        "experiments": ("running", "done", "failed"),
+    }[kind]
+    lines = [f"status: {rng.choice(status)}", f"title: {kind} {i} ✓"]
+    if rng.random() < 0.7:
+        lines.append(f"updated_at: 2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}")
+    if rng.random() < 0.6:
+        lines.append(f"data_class: {rng.choice(CLASSES)}")
+    if rng.random() < 0.1:
+        lines.append("Status: typo")
+    body = f"## Metrics\n- score: {i}\n" if kind == "evals" else ""
+    body += "Words " * rng.randint(0, 60) + "\n"
+    if rng.random() < 0.05:
+        return "no frontmatter here\n" + body
+    return "---\n" + "\n".join(lines) + "\n---\n" + body
+
+
+def _generate(rng: random.Random, space: Path) -> None:
+    files: dict[str | bytes, str | bytes] = {
+        "agents.md": "---\ndata_class: internal\n---\n# Agents\nRules.\n"
+    }
+    for kind in ("harnesses", "evals", "findings", "decisions", "experiments"):
+        for i in range(rng.randint(2, 12)):
+            files[f"{kind}/{kind[:3]}-{i:02d}.md"] = _document(rng, kind, i)
+    write_ledger(space, files)
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+
+
+def _mutate(rng: random.Random, space: Path, round_: int) -> None:
+    """Edits, renames, deletions, links and class changes, each file then given a new mtime."""
+    root = space / ".ledger"
+    files = sorted(p for p in root.rglob("*.md") if p.name != "agents.md" and not p.is_symlink())
+    for path in rng.sample(files, min(len(files), 4)):
+        action = rng.choice(("edit", "rename", "delete", "link", "class", "class"))
+        if action == "edit":
+            path.write_text(_document(rng, path.parent.name, round_), encoding="utf-8")
+        elif action == "rename":
+            path = path.rename(path.with_name(f"renamed-{round_}-{path.name}"))
+        elif action == "delete":
+            path.unlink()
+            continue
+        elif action == "link":
+            link = path.with_name(f"link-{round_}-{path.name}")
+            link.symlink_to(path.name)
+        else:
+            text = path.read_text(encoding="utf-8")
+            klass = rng.choice(CLASSES)
+            if "data_class: " in text:
+                head, _, rest = text.partition("data_class: ")
+                text = head + "data_class: " + klass + rest[rest.index("\n") :]
+            else:
+                text = text.replace("---\n", f"---\ndata_class: {klass}\n", 1)
+            path.write_text(text, encoding="utf-8")
+        age(path)
+
+
+def _outputs(space: Path, settings: Settings) -> tuple[tuple[str, str, str], ContextBuild]:
+    """The pack, ``explain --full`` and the check readout of a new builder (a new process)."""
+    builder = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
+    build = builder.build()
+    report = check_ledger(build.ledger, yaml=settings.yaml)
+    texts = (build.pack, budget_text(explain(build, "full")), problems_text(report.problems, report.selected))
+    return texts, build
+
+
+def _index_file(folder: Path) -> Path:
+    (found,) = folder.glob("*.index")
+    return found
+
+
+def _remac(folder: Path, edit) -> None:
+    """Edit the index body and sign it again with the user's key (who can read the key is
+    the user: the served blocks are still read afresh)."""
+    path = _index_file(folder)
+    data = path.read_bytes()
+    body = json.loads(data[len(MAGIC) + 65 :])
+    edit(body)
+    raw = json.dumps(body, separators=(",", ":")).encode("ascii")
+    key, _ = user_key(folder, create=False)
+    assert key is not None
+    path.write_bytes(MAGIC + hmac.new(key, raw, hashlib.sha256).hexdigest().encode() + b"\n" + raw)
+
+
+def _promote(body: dict) -> None:
+    """Every entry's document made active and public: what a build must never trust."""
+    for entry in body["entries"]:
+        document = entry[4]
+        if document is not None and document[0] != "agents":
+            document[4] = "active" if document[0] in ("harness", "eval") else document[4]
+            document[8] = "public"
+
+
+INTERNAL = "---\nstatus: active\ndata_class: internal\ntitle: Safe text.\n---\nBody.\n"
+RESTRICTED = "---\nstatus: active\ndata_class: restricted\ntitle: SECRET!!\n---\nBody.\n"
+"""Two classes, the same size: the title, which the block shows, is what must never leak."""
+
+
+SPOILERS = {
+    "corrupt": lambda path: path.write_bytes(os.urandom(300)),
+    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 2]),
+    "emptied": lambda path: path.write_bytes(b""),
+}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_state_of_the_index_gives_the_same_bytes(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    space = tmp_path / "space"
+    _generate(rng, space)
+    ceiling = rng.choice((None, "internal", "confidential"))
+    off = make_settings(max_data_class=ceiling)
+    warm = tmp_path / "warm"
+    for round_ in range(4):
+        expected, _ = _outputs(space, off)
+        stale, build = _outputs(space, replace(off, index=IndexOptions(warm)))  # last round's index
+        assert stale == expected, f"stale, round {round_}"
+        again, build = _outputs(space, replace(off, index=IndexOptions(warm)))
+        assert again == expected and build.index is not None and build.index.startswith("used"), round_
+        cold, build = _outputs(space, replace(off, index=IndexOptions(tmp_path / f"cold{round_}")))
+        assert cold == expected and build.index == "created (there was none)"
+        for name, spoil in SPOILERS.items():
+            folder = tmp_path / f"{name}{round_}"
+            shutil.copytree(warm, folder)
+            spoil(_index_file(folder))
+            spoilt, build = _outputs(space, replace(off, index=IndexOptions(folder)))
+            assert spoilt == expected, name
+            assert is_fault(build.index) and build.index.startswith("rebuilt (the index was"), build.index
+        folder = tmp_path / f"promoted{round_}"
+        shutil.copytree(warm, folder)
+        _remac(folder, _promote)
+        promoted, build = _outputs(space, replace(off, index=IndexOptions(folder)))
+        assert promoted[0] == expected[0], "a tampered entry changed the pack"
+        _mutate(rng, space, round_)
+
+
+def test_a_stale_entry_is_read_afresh_before_it_is_served(tmp_path: Path) -> None:
+    space = write_ledger(
+        tmp_path / "space",
+        {"evals/e.md": INTERNAL},
+    )
+    target = space / ".ledger/evals/e.md"
+    age(target)
+    settings = make_settings(max_data_class="internal", index=IndexOptions(tmp_path / "cache"))
+    _outputs(space, settings)
+    before = os.stat(target)
+    # Same size, the old mtime, and the index made to believe ctime did not move either.
+    target.write_text(RESTRICTED, encoding="utf-8")
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    now = os.stat(target)
+    assert now.st_size == before.st_size
+
+    def same_ctime(body: dict) -> None:
+        for entry in body["entries"]:
+            entry[1][4] = now.st_ctime_ns
+        body["written_ns"] = now.st_ctime_ns + 10_000_000_000
+
+    _remac(tmp_path / "cache", same_ctime)
+    texts, build = _outputs(space, settings)
+    assert "SECRET" not in texts[0] and texts[0] == ""  # withheld, as a fresh read says
+    assert [d.path for d in build.selection.withheld] == [".ledger/evals/e.md"]
+    assert "1 stale entries refreshed" in (build.index or "")
+
+
+def _flip_keeping_times(target: Path, text: str, times: tuple[int, int]) -> None:
+    target.write_text(text, encoding="utf-8")
+    os.utime(target, ns=times)
+
+
+@pytest.mark.parametrize("racy_ns", [0, 1_000_000_000])
+def test_a_class_flipped_with_the_old_mtime_never_serves_withheld_bytes(tmp_path: Path, racy_ns: int) -> None:
+    assert len(INTERNAL) == len(RESTRICTED)
+    space = write_ledger(tmp_path / "space", {"evals/e.md": INTERNAL})
+    target = space / ".ledger/evals/e.md"
+    age(target)
+    st = os.stat(target)
+    times = (st.st_atime_ns, st.st_mtime_ns)
+    settings = make_settings(max_data_class="internal", index=IndexOptions(tmp_path / "cache"))
+    leaks = reads = 0
+    for i in range(2_000):
+        _flip_keeping_times(target, RESTRICTED if i % 2 else INTERNAL, times)
+        # A new builder each time: a new process, starting from the index the last one wrote.
+        build = ContextBuilder(
+            space, settings, cache=DocumentCache(racy_ns=racy_ns), provenance=False
+        ).build()
+        reads += 1
+        leaks += "SECRET" in build.pack
+        if i % 2 == 0 and racy_ns:  # the racy rule: just-changed files are read, so the pack is exact
+            assert "Safe text." in build.pack
+    assert (reads, leaks) == (2_000, 0)
+
+
+def _builds_the_same(space: Path, folder: Path) -> ContextBuild:
+    expected, _ = _outputs(space, make_settings())
+    texts, build = _outputs(space, make_settings(index=IndexOptions(folder)))
+    assert texts == expected
+    return build
+
+
+def _fault_space(tmp_path: Path) -> tuple[Path, Path]:
+    space = write_ledger(
+        tmp_path / "space",
+        {
+            "agents.md": "# A\n",
+            "evals/e.md": "---\nstatus: active\n---\nBody.\n",
+            "findings/f.md": "---\nstatus: open\nupdated_at: 2026-01-01\n---\n",
+        },
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    folder = tmp_path / "cache"
+    _builds_the_same(space, folder)  # writes the index
+    return space, folder
+
+
+def test_garbage_in_place_of_the_index(tmp_path: Path) -> None:
+    space, folder = _fault_space(tmp_path)
+    index_path(IndexOptions(folder), space).write_bytes(b"\0garbage" * 1000)
+    build = _builds_the_same(space, folder)
+    assert build.index == "rebuilt (the index was not an index file)"
+    assert _builds_the_same(space, folder).index == "used (3 of 3 files from the index)"  # reported once
+
+
+def test_a_symbolic_link_to_another_file_in_place_of_the_index(tmp_path: Path) -> None:
+    space, folder = _fault_space(tmp_path)
+    path = index_path(IndexOptions(folder), space)
+    other = tmp_path / "other.index"
+    other.write_bytes(path.read_bytes())  # even a valid index is not followed
+    path.unlink()
+    path.symlink_to(other)
+    build = _builds_the_same(space, folder)
+    assert build.index == "rebuilt (the index was a symbolic link in place of the file)"
+    assert not path.is_symlink() and other.read_bytes().startswith(MAGIC)
+
+
+def test_a_read_only_index_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    space, folder = _fault_space(tmp_path)
+    (space / ".ledger/findings/g.md").write_text("---\nstatus: open\n---\n", encoding="utf-8")
+    age(space / ".ledger/findings/g.md")
+    index_path(IndexOptions(folder), space).chmod(0o400)  # a read-only file is read, and replaced
+    if (
+        hasattr(os, "geteuid") and os.geteuid() == 0
+    ):  # root writes anywhere: refuse as a read-only mount would
+
+        def refuse(*args: object, **kwargs: object) -> None:
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(index_module.tempfile, "mkstemp", refuse)
+    else:
+        folder.chmod(0o500)
+    try:
+        build = _builds_the_same(space, folder)
+    finally:
+        folder.chmod(0o700)
+    assert (
+        build.index
+        == "used (3 of 4 files from the index); not written (cannot be written (Permission denied))"
+    )
+    assert is_fault(build.index)
+
+
+def test_an_index_locked_by_another_process(tmp_path: Path) -> None:
+    pytest.importorskip("fcntl")
+    space, folder = _fault_space(tmp_path)
+    path = index_path(IndexOptions(folder), space)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'rb+'); fcntl.flock(f, fcntl.LOCK_EX); "
+            "fcntl.lockf(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
+            str(path),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
+        (space / ".ledger/findings/g.md").write_text("---\nstatus: open\n---\n", encoding="utf-8")
+        age(space / ".ledger/findings/g.md")
+        started = time.monotonic()
+        build = _builds_the_same(space, folder)
+        assert time.monotonic() - started < 30  # readers and writers never wait for a lock
+        assert build.index == "used (3 of 4 files from the index)"
+        assert _builds_the_same(space, folder).index == "used (4 of 4 files from the index)"
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+
+
+def test_the_index_deleted_mid_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    space, folder = _fault_space(tmp_path)
+    (space / ".ledger/evals/e.md").write_text("---\nstatus: active\n---\nChanged.\n", encoding="utf-8")
+    age(space / ".ledger/evals/e.md")
+    load = index_module.load_index
+
+    def load_then_delete(*args: object) -> index_module.Loaded:
+        loaded = load(*args)  # type: ignore[arg-type]
+        index_path(IndexOptions(folder), space).unlink()
+        return loaded
+
+    monkeypatch.setattr("ledger_context.reader.indexed.load_index", load_then_delete)
+    build = _builds_the_same(space, folder)
+    assert build.index == "used (2 of 3 files from the index)"
+    monkeypatch.undo()
+    assert _builds_the_same(space, folder).index == "used (3 of 3 files from the index)"
+
+
+def test_a_server_builder_loads_once_and_saves_only_changes(tmp_path: Path) -> None:
+    space, folder = _fault_space(tmp_path)
+    builder = ContextBuilder(space, make_settings(index=IndexOptions(folder)), cache=DocumentCache(racy_ns=0))
+    first = builder.build()
+    path = index_path(IndexOptions(folder), space)
+    written = path.stat().st_mtime_ns
+    assert builder.build() is first  # the warm build: nothing read, nothing written
+    (space / ".ledger/findings/g.md").write_text("---\nstatus: open\n---\n", encoding="utf-8")
+    age(space / ".ledger/findings/g.md")
+    second = builder.build()
+    assert len(second.ledger.documents) == 4
+    assert path.stat().st_mtime_ns != written
+    assert _builds_the_same(space, folder).index == "used (4 of 4 files from the index)"
+
+
+def test_blob_ids_are_read_when_the_index_has_none_and_then_kept(tmp_path: Path) -> None:
+    space, folder = _fault_space(tmp_path)  # written by a build without blob ids
+    settings = make_settings(index=IndexOptions(folder))
+
+    class Git:
+        found = True
+
+        def object_format(self) -> str:
+            return "sha1"
+
+        def head(self) -> None:
+            return None
+
+    def with_git() -> ContextBuild:
+        git = Git()
+        return ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0), git=git).build()  # type: ignore[arg-type]
+
+    build = with_git()
+    assert all(d.git_blob is not None and len(d.git_blob) == 40 for d in build.ledger.documents)
+    loaded = index_module.load_index(IndexOptions(folder), space, index_module.version_key(None))
+    assert all(
+        result.document is not None and result.document.git_blob for _, result in loaded.entries.values()
+    )
+    written = index_path(IndexOptions(folder), space).stat().st_mtime_ns
+    again = with_git()
+    assert again.index == "used (3 of 3 files from the index)"
+    assert [d.git_blob for d in again.ledger.documents] == [d.git_blob for d in build.ledger.documents]
+    assert index_path(IndexOptions(folder), space).stat().st_mtime_ns == written  # nothing new to write
+    assert _builds_the_same(space, folder).index == "used (3 of 3 files from the index)"  # one file for both
