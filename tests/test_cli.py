@@ -174,7 +174,7 @@ def test_the_help_lists_every_command_and_a_command_s_help_its_own_options() -> 
     unknown = run_cli("unpack")
     assert unknown.returncode == 2
     assert (
-        b"invalid choice: 'unpack' (choose from 'pack', 'explain', 'search', 'check', 'serve', 'audit')"
+        b"invalid choice: 'unpack' (choose from 'pack', 'explain', 'search', 'check', 'serve', 'audit', 'index')"
         in (unknown.stderr)
     )
 

@@ -7,6 +7,7 @@ suite imported) and lists the modules of a deny-list that are loaded after the c
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -43,7 +44,7 @@ NEVER_FOR_PACK = (
 the MCP SDK and its HTTP stack, the audit log's SQLite, PyYAML, the watcher, token counters."""
 
 
-def _loaded(argv: list[str], space: Path) -> list[str]:
+def _loaded(argv: list[str], space: Path, index: str = "off") -> list[str]:
     script = (
         "import sys\n"
         "from ledger_context.cli import main\n"
@@ -51,7 +52,10 @@ def _loaded(argv: list[str], space: Path) -> list[str]:
         f"names = {list(NEVER_FOR_PACK)!r}\n"
         "print(repr(sorted(n for n in names if n in sys.modules)), file=sys.stderr)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    env = {**os.environ, "LEDGER_INDEX": index}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, env=env
+    )
     assert done.returncode in (0, 1), done.stderr
     return list(ast.literal_eval(done.stderr.strip().splitlines()[-1]))
 
@@ -64,6 +68,9 @@ def _empty(tmp_path: Path) -> Path:
 
 def test_pack_of_the_demo_ledger_imports_none_of_the_heavy_modules() -> None:
     assert _loaded(["pack"], DEMO) == []
+    # The ledger index is a JSON file in the folder platformdirs names (it loads shutil).
+    _loaded(["pack"], DEMO, index="on")
+    assert _loaded(["pack"], DEMO, index="on") == ["json", "shutil"]
 
 
 def test_pack_of_an_empty_ledger_compiles_no_quick_path_pattern(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -286,7 +287,7 @@ def test_a_read_only_index_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         def refuse(*args: object, **kwargs: object) -> None:
             raise PermissionError(13, "Permission denied")
 
-        monkeypatch.setattr(index_module.tempfile, "mkstemp", refuse)
+        monkeypatch.setattr(tempfile, "mkstemp", refuse)
     else:
         folder.chmod(0o500)
     try:

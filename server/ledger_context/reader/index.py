@@ -27,12 +27,10 @@ import errno
 import hashlib
 import hmac
 import importlib.util
-import json
 import os
 import secrets
 import stat
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,6 +197,8 @@ def _open_private(path: Path, limit: int) -> tuple[bytes | None, str | None]:
 def _write_private(directory: Path, prefix: str, data: bytes) -> str:
     """Write ``data`` to a new 0600 file in ``directory`` (``O_EXCL``), flushed to disk;
     returns its path. Raises :class:`OSError`."""
+    import tempfile  # here: only a write needs it (and shutil with it)
+
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
@@ -301,6 +301,8 @@ def encode_index(
     entries: list[tuple[str, FileIdentity, FileResult]],
 ) -> bytes:
     """The bytes of an index: :data:`MAGIC`, the body's HMAC-SHA256 in hex, a newline, the body."""
+    import json  # here: a command with the index off never loads it
+
     body = json.dumps(
         {
             "version": version,
@@ -323,6 +325,8 @@ def decode_index(data: bytes, key: bytes, version: dict[str, Any], space: Path) 
     expected = hmac.new(key, body, hashlib.sha256).hexdigest().encode("ascii")
     if not hmac.compare_digest(expected, data[len(MAGIC) : head - 1]):
         return Loaded({}, fault="its MAC does not verify (truncated or edited)")
+    import json
+
     try:
         parsed = json.loads(body)
         if parsed["version"] != version:
