@@ -82,6 +82,9 @@ def test_under_a_ceiling_a_withheld_document_is_neither_found_nor_counted(tmp_pa
     ("query", "kind", "limit", "message"),
     [
         ("", None, 10, "query is empty"),
+        # Regression: a bug found by trying to break the product (123 read "query is empty").
+        (123, None, 10, "query must be a string of words to search for, not int"),
+        (["x"], None, 10, "query must be a string of words to search for, not list"),
         ("  !! ", None, 10, "no searchable term"),
         ("x" * 5000, None, 10, "at most 4096"),
         (" ".join(f"w{i}" for i in range(40)), None, 10, "40 distinct terms; at most 32"),

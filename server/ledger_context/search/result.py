@@ -102,7 +102,12 @@ class SearchResult(BaseModel):
 def query_terms(query: Any) -> list[str]:
     """The distinct terms of ``query``, in the order they first appear; raises
     :class:`~ledger_context.model.errors.InvalidArgumentError` for a bad query."""
-    if not isinstance(query, str) or not query.strip():
+    if not isinstance(query, str):
+        raise InvalidArgumentError(
+            f"query must be a string of words to search for, not {type(query).__name__}"
+            ' (e.g. "query": "tool calling router")'
+        )
+    if not query.strip():
         raise InvalidArgumentError("query is empty: give one or more words to search for")
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidArgumentError(
