@@ -1,5 +1,5 @@
-"""File identity, the recently-changed-file rule, and warm builds: what lets a long-running
-server skip the files that did not change.
+"""Warm builds: what lets a long-running server skip the files that did not change, by the
+file identity and the recently-changed-file rule of :mod:`~ledger_context.reader.identity`.
 
 A file's identity is (device, inode, size, mtime and ctime in ns). A parsed file is
 reused only while its identity is unchanged (:class:`DocumentCache`), and a file modified
@@ -11,37 +11,10 @@ again (:class:`WarmBuild`).
 
 from __future__ import annotations
 
-import os
 from typing import Generic, Protocol, TypeVar
 
 from ..model.document import FileResult
-
-FileIdentity = tuple[int, int, int, int, int]
-"""(device, inode, size in bytes, mtime in ns, ctime in ns) of a file, links followed."""
-
-RACY_NS = 1_000_000_000
-"""How recently (ns) a file may have changed and still be cached: one second."""
-
-
-def identity_of(st: os.stat_result) -> FileIdentity:
-    """The identity of the file ``st`` describes."""
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def is_same_file(st: os.stat_result, identity: FileIdentity) -> bool:
-    """True if ``st`` is the file (device and inode) that had ``identity``."""
-    return (st.st_dev, st.st_ino) == identity[:2]
-
-
-def is_unchanged(st: os.stat_result, identity: FileIdentity) -> bool:
-    """True if ``st`` still has ``identity``'s size and times: its content may be cached."""
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns) == identity[2:]
-
-
-def is_racy(identity: FileIdentity, now_ns: int, racy_ns: int = RACY_NS) -> bool:
-    """True if the file changed (mtime or ctime) less than ``racy_ns`` before ``now_ns``:
-    its identity cannot yet tell a later write apart."""
-    return now_ns - identity[3] < racy_ns or now_ns - identity[4] < racy_ns
+from .identity import RACY_NS, FileIdentity, is_racy
 
 
 class Located(Protocol):

@@ -39,8 +39,8 @@ from typing import Any
 from ..model.document import Document, FileResult
 from ..model.fields import Timestamp
 from ..model.problems import Problem
-from .cache import FileIdentity, is_racy
 from .frontmatter import YamlOptions, resolved
+from .identity import FileIdentity, is_racy
 from .paths import fs_path
 
 FORMAT = 1

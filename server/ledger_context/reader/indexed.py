@@ -17,8 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..model.document import Document, FileResult
-from .cache import RACY_NS, DocumentCache, FileIdentity
+from .cache import DocumentCache
 from .frontmatter import YamlOptions
+from .identity import RACY_NS, FileIdentity
 from .index import IndexOptions, Loaded, load_index, save_index, trusted, version_key
 from .ledger import read_file_safely, root_real_path
 from .walk import SourceFile, Walk

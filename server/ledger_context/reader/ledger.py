@@ -28,8 +28,9 @@ except ImportError:  # Windows
 from ..model.document import DATED_KINDS, KINDS, Document, FileResult
 from ..model.errors import DocumentChangedError
 from ..model.problems import Problem, problem_sort_key
-from .cache import DocumentCache, FileIdentity, is_same_file, is_unchanged
+from .cache import DocumentCache
 from .frontmatter import YamlOptions, decode_text
+from .identity import FileIdentity, is_same_file, is_unchanged
 from .parse import parse_document
 from .paths import fs_path, printable_path
 from .space import LEDGER_DIR

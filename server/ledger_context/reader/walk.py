@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..model.problems import Problem, Severity
-from .cache import FileIdentity, identity_of
+from .identity import FileIdentity, identity_of
 from .paths import fs_path, is_clean_name, name_text, path_fault, printable_path
 from .space import LEDGER_DIR
 
