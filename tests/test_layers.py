@@ -194,3 +194,13 @@ def test_every_module_has_its_mirrored_test_file_and_no_test_file_is_over_900_li
     )
     assert "reader.cache" in modules and "mcp.tools" in modules  # the package is really read
     assert (missing, long) == ([], [])
+
+
+def test_no_two_modules_or_test_files_share_a_name() -> None:
+    # pytest imports test files by their base name (no packages): two test_x.py in two
+    # folders stop the whole suite at collection, so their modules must differ too.
+    stems = [p.name for p in TESTS.rglob("test_*.py") if ".venv" not in p.parts]
+    shared = sorted({name for name in stems if stems.count(name) > 1})
+    modules = [name.split(".")[-1] for name in _modules() if "." in name and not name.endswith("__init__")]
+    assert len(stems) > 50 and "test_layers.py" in stems  # the tests are really read
+    assert shared == [] and sorted({m for m in modules if modules.count(m) > 1}) == []

@@ -13,7 +13,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
 from conftest import Issuer
 from ledger_context.mcp.auth import AuthOptions, JwtVerifier, check_auth_options, identity_of
-from ledger_context.mcp.identity import Identity
+from ledger_context.mcp.caller import Identity
 from ledger_context.model.errors import InvalidArgumentError
 
 pytestmark = pytest.mark.anyio

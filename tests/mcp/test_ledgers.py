@@ -14,7 +14,7 @@ from mcp_types import ListRootsResult, Root
 
 from conftest import FIXTURES, doc, server, text_of, write_ledger
 from ledger_context import build_context
-from ledger_context.mcp.identity import IDENTITY, Identity
+from ledger_context.mcp.caller import IDENTITY, Identity
 from ledger_context.mcp.ledgers import Ledgers, document_uris
 from ledger_context.mcp.server import create_server
 from ledger_context.pack.settings import Settings

@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from conftest import FIXTURES, doc, server, write_ledger
 from ledger_context import build_context
 from ledger_context.cli import main
-from ledger_context.mcp.identity import IDENTITY, Identity
+from ledger_context.mcp.caller import IDENTITY, Identity
 from ledger_context.mcp.record import Recorder
 from ledger_context.proof import audit
 from ledger_context.proof.audit import AuditLog

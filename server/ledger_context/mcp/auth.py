@@ -29,7 +29,7 @@ from mcp.server.auth.settings import AuthSettings
 
 from ..model.errors import InvalidArgumentError
 from ..model.scopes import ceiling_of_scopes
-from .identity import Identity
+from .caller import Identity
 
 logger = logging.getLogger("ledger_context")
 

@@ -39,7 +39,7 @@ from ..pack.settings import Settings
 from ..proof.audit import AuditLog
 from ..reader.space import display_path
 from .auth import AuthOptions, JwtVerifier, auth_settings, identity_of
-from .identity import IDENTITY
+from .caller import IDENTITY
 from .limits import Limits, TokenBuckets
 from .server import LedgerServer, create_server
 from .stderr_log import configure_logging

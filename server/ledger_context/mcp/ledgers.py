@@ -21,7 +21,7 @@ from ..pack.settings import Settings
 from ..reader.indexed import is_fault
 from ..reader.space import display_path, find_space, holds_ledger
 from ..search.inverted import SearchIndex
-from .identity import IDENTITY
+from .caller import IDENTITY
 
 logger = logging.getLogger("ledger_context")
 

@@ -16,7 +16,7 @@ from ..pack.build import ContextBuild
 from ..pack.measure import measure, measured_json
 from ..proof.audit import AuditLog, CallRecord, bounded_arguments, utc_now
 from ..reader.space import display_path
-from .identity import IDENTITY
+from .caller import IDENTITY
 
 logger = logging.getLogger("ledger_context")
 

@@ -1,4 +1,4 @@
-"""Who a request is from (mcp/identity.py): none outside a request, and each concurrent
+"""Who a request is from (mcp/caller.py): none outside a request, and each concurrent
 request sees only its own identity, so one token's ceiling never applies to another's call."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from ledger_context.mcp.identity import IDENTITY, Identity
+from ledger_context.mcp.caller import IDENTITY, Identity
 
 pytestmark = pytest.mark.anyio
 
