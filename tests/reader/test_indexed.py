@@ -393,3 +393,62 @@ def test_blob_ids_are_read_when_the_index_has_none_and_then_kept(tmp_path: Path)
     assert [d.git_blob for d in again.ledger.documents] == [d.git_blob for d in build.ledger.documents]
     assert index_path(IndexOptions(folder), space).stat().st_mtime_ns == written  # nothing new to write
     assert _builds_the_same(space, folder).index == "used (3 of 3 files from the index)"  # one file for both
+
+
+# Regression: a bug found by trying to break the product (a re-signed index entry that
+# called a confidential, never-selected document public let read_document serve it).
+def test_a_document_is_served_only_as_its_fresh_bytes_classify_it(tmp_path: Path) -> None:
+    from ledger_context.model.errors import DocumentChangedError
+    from ledger_context.pack.served import served_text
+
+    space = write_ledger(
+        tmp_path / "space",
+        {
+            "findings/open.md": "---\nstatus: current\ntitle: Open\n---\nBody.\n",
+            "findings/secret.md": "---\nstatus: retracted\ndata_class: confidential\ntitle: Secret\n---\nPIN 4321.\n",
+        },
+    )
+    for name in ("open.md", "secret.md"):
+        age(space / ".ledger/findings" / name)
+    folder = tmp_path / "index"
+    settings = replace(make_settings(max_data_class="internal"), index=IndexOptions(folder))
+    _outputs(space, settings)  # writes the index
+
+    def declassify(body: dict) -> None:
+        for entry in body["entries"]:
+            if entry[4] is not None and entry[4][8] == "confidential":
+                entry[4][8] = "public"
+
+    _remac(folder, declassify)
+    _, build = _outputs(space, settings)
+    assert not build.is_withheld(".ledger/findings/secret.md")  # what the tampered entry says
+    with pytest.raises(DocumentChangedError):
+        served_text(build, ".ledger/findings/secret.md")
+    assert served_text(build, ".ledger/findings/open.md").endswith("Body.\n")
+
+
+def test_a_search_never_shows_a_hit_its_fresh_bytes_do_not_give(tmp_path: Path) -> None:
+    from ledger_context.model.errors import DocumentChangedError
+    from ledger_context.search.result import search
+
+    space = write_ledger(
+        tmp_path / "space",
+        {
+            "findings/secret.md": "---\nstatus: retracted\ndata_class: confidential\ntitle: Secret\n---\nPIN 4321.\n"
+        },
+    )
+    age(space / ".ledger/findings/secret.md")
+    folder = tmp_path / "index"
+    settings = replace(make_settings(max_data_class="internal"), index=IndexOptions(folder))
+    _, build = _outputs(space, settings)
+    assert search(build, "secret pin").hits == []
+
+    def declassify(body: dict) -> None:
+        for entry in body["entries"]:
+            if entry[4] is not None:
+                entry[4][8] = "public"
+
+    _remac(folder, declassify)
+    _, build = _outputs(space, settings)
+    with pytest.raises(DocumentChangedError):
+        search(build, "secret pin")

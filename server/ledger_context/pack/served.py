@@ -1,8 +1,9 @@
 """Serving a document's text from a build: only what that build read and classified (spec §1).
 
 Keeping every text in memory would cost too much on large ledgers, so the file is opened
-again, and what is served must be provably the bytes the build read: the same file
-(device, inode, type, inside the ledger root) and the same SHA-256.
+again, and what is served must be provably the bytes the build read and classified: the
+same file (device, inode, type, inside the ledger root), the same SHA-256, and the same
+document when parsed again (so neither a cache nor the ledger index decides what is served).
 """
 
 from __future__ import annotations
@@ -49,4 +50,4 @@ def served_text(build: ContextBuild, path: str) -> str:
             f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}; "
             f"the documents in the pack can be read, e.g. {example}"
         )
-    return read_again(ledger.space, source, document.sha256)
+    return read_again(ledger.space, source, document, build.settings.yaml)

@@ -256,20 +256,36 @@ def read_ledger(
     return Ledger(space, documents, problems, read, skipped, bytes_read, walk, cached)
 
 
-def read_again(space: Path, source: SourceFile, sha256: str) -> str:
-    """The text of ``source`` as a build read it, read again to serve it (spec §1).
+def read_again(space: Path, source: SourceFile, document: Document, yaml: YamlOptions | None = None) -> str:
+    """The text of ``source`` as a build read it into ``document``, read again to serve it
+    (spec §1).
 
     The file opened must still be the one the build read (device, inode, type, inside
-    the ledger root) and its bytes must hash to ``sha256``, the build's digest: what is
-    served is provably what that build read and classified. Raises
-    :class:`~ledger_context.model.errors.DocumentChangedError` otherwise.
+    the ledger root), its bytes must hash to the build's digest, and parsed again (with
+    ``yaml``) they must give the document the build selected and classified from: what is
+    served is provably what that build read and classified, whatever a cache or the ledger
+    index said about it. Raises :class:`~ledger_context.model.errors.DocumentChangedError`
+    otherwise.
     """
     try:
         data = _read_bytes(fs_path(space, source.path), source.identity, root_real_path(space)).data
     except OSError:
         data = None
-    if data is None or hashlib.sha256(data).hexdigest() != sha256:
+    if (
+        data is None
+        or hashlib.sha256(data).hexdigest() != document.sha256
+        or not _same_reading(
+            parse_document(source.kind, source.path, data, document.git_blob, yaml=yaml).document, document
+        )
+    ):
         raise DocumentChangedError(
             f"{printable_path(source.path)} changed since the pack was built; call again"
         )
     return decode_text(data)
+
+
+def _same_reading(fresh: Document | None, held: Document) -> bool:
+    """True if ``fresh`` (parsed now) says what ``held`` said of the same bytes: what
+    selection, classification and every readout take from a document."""
+    fields = ("kind", "path", "frontmatter", "status", "updated", "title", "data_class", "metrics", "body")
+    return fresh is not None and all(getattr(fresh, name) == getattr(held, name) for name in fields)

@@ -19,6 +19,7 @@ from ..model.document import KINDS, Document
 from ..model.errors import InvalidArgumentError
 from ..model.fields import clean_text
 from ..pack.build import ContextBuild
+from ..pack.served import served_text
 from .inverted import FIELDS, SCALE, SearchIndex
 from .terms import first_term_at, terms
 
@@ -172,6 +173,10 @@ def search(
             _hit(rank, documents[path], scores[path], wanted, index, path in in_pack)
             for rank, path in enumerate(ranked, start=1)
         ]
+    for hit in hits:
+        # Each hit's title, fields and excerpt are shown: read and classified afresh, as a
+        # served document is, so neither a cache nor the ledger index decides what is shown.
+        served_text(build, hit.path)
     result = SearchResult(
         query=_cut(clean_text(query), QUERY_BYTES),
         terms=wanted,
