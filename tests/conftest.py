@@ -178,6 +178,14 @@ SLOW_TESTS = (
     "test_two_real_servers_sharing_one_log_lose_no_rows",
     "test_a_class_flipped_with_the_old_mtime_never_serves_withheld_bytes",
     "test_initialize_is_answered_before_a_large_ledger_is_read",
+    "test_over_stdio_the_capabilities_are_the_same",
+    "test_a_space_path_that_is_not_utf8_is_escaped_everywhere",
+    "test_one_server_process_sees_edits_additions_and_deletions",
+    "test_the_claude_desktop_snippet_works_with_one_path_changed",
+    "test_serve_reads_undeclared_sources_as_the_class_given",
+    "test_read_document_over_stdio_returns_the_file",
+    "test_bad_detail_is_a_tool_error_naming_the_allowed_values",
+    "test_since_answers_unchanged_in_one_line_else_the_pack_with_what_changed",
 )
 """Tests over about 1.5 s (``--durations=60``) that ``make quick`` leaves out, by name prefix."""
 
