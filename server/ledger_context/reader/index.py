@@ -146,10 +146,17 @@ def _private_folder(directory: Path, create: bool) -> str | None:
         return f"the cache folder cannot be made ({exc.strerror or exc})"
     if not stat.S_ISDIR(info.st_mode):
         return "the cache folder is not a folder"
+    shared = _not_the_users_alone(info)
+    return None if shared is None else f"the cache folder is {shared}"
+
+
+def _not_the_users_alone(info: os.stat_result) -> str | None:
+    """Why a file or folder is not the user's alone (another owner, or others may write
+    it), else ``None``."""
     if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
-        return "the cache folder belongs to another user"
+        return "owned by another user"
     if info.st_mode & 0o022:
-        return "the cache folder is writable by others"
+        return "writable by others"
     return None
 
 
@@ -159,10 +166,9 @@ def _private_file(fd: int, limit: int) -> str | None:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         return "not a regular file"
-    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
-        return "owned by another user"
-    if info.st_mode & 0o022:
-        return "writable by others"
+    shared = _not_the_users_alone(info)
+    if shared is not None:
+        return shared
     if info.st_size > limit:
         return "larger than any index"
     return None
