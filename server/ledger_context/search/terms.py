@@ -53,14 +53,13 @@ def _pattern() -> re.Pattern[str]:
     # Ranges past U+FFFF keep the engine from using a bitmap: they get a class of their own.
     bmp = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in marks if b < 0x10000)
     other = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in marks if a >= 0x10000)
-    _MARKS.extend((re.compile(f"[{bmp}]"), re.compile(f"[{other}]")))
-    return re.compile(f"(?:[^\\W_]|[{bmp}]|[{other}])+")
+    # The engine tests a class of ranges one range at a time: the lookahead (one range)
+    # turns a character of the BMP away before the long class past U+FFFF is tried.
+    return re.compile(f"(?:[^\\W_]|[{bmp}]|(?=[\U00010000-\U0010ffff])[{other}])+")
 
 
-_MARKS: list[re.Pattern[str]] = []
-"""Combining marks (those of the BMP, then the others), filled by :func:`_pattern`."""
 _WORD = re.compile(r"[^\W_]+")
-"""What :func:`_pattern` finds in a text without marks or unspaced characters, faster."""
+"""What :func:`_pattern` finds in a text without combining marks, faster."""
 
 
 _UNSPACED_CHAR = re.compile(f"[{_UNSPACED}]")
@@ -78,22 +77,30 @@ def terms(text: str) -> list[str]:
     """The terms of ``text``, in order, repeats kept."""
     normal = normalise(text)
     if normal.isascii():  # the common case: ASCII letters (folded to lower case) and digits
-        return [run for run in _ASCII.findall(normal) if len(run) <= MAX_TERM_CHARS]
-    pattern = _pattern()
-    if not any(marks.search(normal) for marks in _MARKS):  # no marks: letters and digits only
-        pattern = _WORD
-    if _UNSPACED_CHAR.search(normal) is None:  # no bigrams to make
-        return [run for run in pattern.findall(normal) if len(run) <= MAX_TERM_CHARS]
+        return _bounded(_ASCII.findall(normal))
+    # Which special cases apply is asked of the distinct characters beyond ASCII, not of
+    # every character: a long text holds few distinct ones.
+    beyond = "".join(char for char in set(normal) if char > "\x7f")
+    pattern = _pattern() if any(unicodedata.category(char)[0] == "M" for char in beyond) else _WORD
+    if _UNSPACED_CHAR.search(beyond) is None:  # no bigrams to make
+        return _bounded(pattern.findall(normal))
     found: list[str] = []
     # Odd parts are runs of unspaced characters, even parts the text between them.
     for number, part in enumerate(_UNSPACED_RUN.split(normal)):
         if number % 2 == 0:
-            found.extend(run for run in pattern.findall(part) if len(run) <= MAX_TERM_CHARS)
+            found.extend(_bounded(pattern.findall(part)))
         elif len(part) == 1:
             found.append(part)
         else:
             found.extend(part[i : i + 2] for i in range(len(part) - 1))
     return found
+
+
+def _bounded(runs: list[str]) -> list[str]:
+    """``runs`` without those over :data:`MAX_TERM_CHARS` (rare: checked in one pass first)."""
+    if not runs or max(map(len, runs)) <= MAX_TERM_CHARS:
+        return runs
+    return [run for run in runs if len(run) <= MAX_TERM_CHARS]
 
 
 def first_term_at(text: str, wanted: frozenset[str]) -> int | None:
