@@ -26,6 +26,7 @@ from ledger_context.explain.readout import budget_text, problems_text
 from ledger_context.pack.build import ContextBuild, ContextBuilder
 from ledger_context.pack.settings import Settings, make_settings
 from ledger_context.reader import index as index_module
+from ledger_context.reader import indexed as indexed_module
 from ledger_context.reader.cache import DocumentCache
 from ledger_context.reader.check import check_ledger
 from ledger_context.reader.index import MAGIC, IndexOptions, index_path, user_key
@@ -452,3 +453,32 @@ def test_a_search_never_shows_a_hit_its_fresh_bytes_do_not_give(tmp_path: Path) 
     _, build = _outputs(space, settings)
     with pytest.raises(DocumentChangedError):
         search(build, "secret pin")
+
+
+def test_a_warm_build_reads_again_only_the_documents_whose_bytes_the_pack_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dropped block serves no byte: like a document not selected, it is taken from the
+    index while its file keeps its identity; a kept or truncated block is read afresh."""
+    finding = (
+        "---\nstatus: current\nupdated_at: 2026-05-{day:02d}\n---\n# Finding {n}\n" + "Words. " * 150 + "\n"
+    )
+    space = write_ledger(
+        tmp_path / "space", {f"findings/f{n:02d}.md": finding.format(day=1 + n % 28, n=n) for n in range(120)}
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    settings = make_settings(cap_tokens=500, index=IndexOptions(tmp_path / "cache"))
+    expected, _ = _outputs(space, make_settings(cap_tokens=500))
+    _outputs(space, settings)
+    read: list[str] = []
+    real = indexed_module.read_file_safely
+    monkeypatch.setattr(
+        indexed_module,
+        "read_file_safely",
+        lambda space, source, *a: read.append(source.path) or real(space, source, *a),
+    )
+    texts, build = _outputs(space, settings)
+    held = sorted(o.block.document.path for o in build.budgeted.blocks if o.kept_bytes)
+    assert texts == expected and build.index is not None and build.index.startswith("used")
+    assert 0 < len(held) < 100 and sorted(read) == held

@@ -162,8 +162,7 @@ class ContextBuilder:
                 return warm
             # Blob ids cost a hash of every file: only where a work tree can use them.
             blob_hash = self.git.object_format() if self.git is not None and self.git.found else None
-            ledger, selection, index = self._read_and_select(walk, blob_hash)
-            budgeted = apply_budget(selection.blocks, self.settings.cap_tokens)
+            ledger, selection, budgeted, index = self._read_select_budget(walk, blob_hash)
             build = ContextBuild(ledger, selection, budgeted, self.settings, self.git, index=index)
             self._warm.put(walk, build, ledger.cached)
             return build
@@ -171,10 +170,15 @@ class ContextBuilder:
             if collecting:
                 gc.enable()
 
-    def _read_and_select(self, walk: Walk, blob_hash: str | None) -> tuple[Ledger, Selection, str | None]:
-        """Read the ledger (from the index where it is trusted) and select its blocks; every
-        block's document that came from the index is read afresh first, and where one
-        disagrees the selection is made again (spec §1: what is served is what was read)."""
+    def _read_select_budget(
+        self, walk: Walk, blob_hash: str | None
+    ) -> tuple[Ledger, Selection, Budgeted, str | None]:
+        """Read the ledger (from the index where it is trusted), select its blocks and
+        apply the budget; every document whose bytes the pack holds (a kept or truncated
+        block) that came from the index is read afresh first, and where one disagrees the
+        pack is made again (spec §1: what is served is what was read). A dropped block
+        serves no byte: like every document not selected, its entry is trusted while its
+        file keeps its identity."""
         settings = self.settings
         cache = self._cache
         index = self._index
@@ -188,13 +192,14 @@ class ContextBuilder:
                 self.space, cache, walk, blob_hash=blob_hash, yaml=settings.yaml, known=fresh
             )
             selection = select(ledger.documents, settings.ceiling, settings.undeclared_class)
+            budgeted = apply_budget(selection.blocks, settings.cap_tokens)
             if index is None or cache is None:
-                return ledger, selection, None
-            served = [block.document for block in selection.blocks]
+                return ledger, selection, budgeted, None
+            served = [outcome.block.document for outcome in budgeted.blocks if outcome.kept_bytes]
             if not index.verify(served, walk, cache, fresh, blob_hash):
                 break
         index.save(cache)
-        return ledger, selection, index.report
+        return ledger, selection, budgeted, index.report
 
 
 def build_context(
