@@ -126,7 +126,7 @@ def test_another_version_or_ledger_is_refused(tmp_path: Path) -> None:
     space = _space(tmp_path)
     other = write_ledger(tmp_path / "other", {"agents.md": "# A\n"})
     data = encode_index(b"k" * 32, VERSION, space, 1, _entries(space))
-    assert decode_index(data, b"k" * 32, {**VERSION, "package": "0.0.0"}, space).fault == (
+    assert decode_index(data, b"k" * 32, {**VERSION, "reader": "0" * 64}, space).fault == (
         "made by another version or with other settings"
     )
     assert decode_index(data, b"k" * 32, version_key(None) | {"python": [2, 7]}, space).fault is not None

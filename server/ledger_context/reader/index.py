@@ -75,26 +75,19 @@ class Loaded:
 
 
 def version_key(yaml: YamlOptions | None) -> dict[str, Any]:
-    """What an index is valid for: the format, the package and Python, the reader's own
-    code and the YAML loader. Any difference ignores the index. (Git blob ids are per entry:
-    a build that needs them reads again a file whose entry has none, or of another format.)"""
+    """What an index is valid for: the format, Python, the reader's own code and the YAML
+    loader. Any difference ignores the index. (Git blob ids are per entry: a build that
+    needs them reads again a file whose entry has none, or of another format.) The
+    package's version is not asked: the digest of the code that makes an entry already
+    changes with any release that could change one, and asking costs a start-up 30 ms
+    (``importlib.metadata``)."""
     options = resolved(yaml)
     return {
         "format": FORMAT,
-        "package": _package_version(),
         "python": list(sys.version_info[:2]),
         "reader": _reader_digest(),
         "yaml": {"quick": options.quick, "pure_python": options.pure_python, "libyaml": _libyaml()},
     }
-
-
-def _package_version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("ledger-context")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 _DIGEST: list[str] = []
