@@ -247,7 +247,8 @@ def test_the_search_section_prints_every_column_and_the_goals(tmp_path: Path) ->
     row = next(line for line in lines if line.startswith("| search-40 |"))
     assert HEADER in lines and row.count("|") == HEADER.count("|")
     assert re.search(
-        r"\| 40 \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+ ms \|", row
+        r"\| 40 \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| \d+\.\d% \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+ ms \|",
+        row,
     )
     assert lines[-1].startswith("Known-item (at least 90 %) and latency goals: search-40: title ")
 
