@@ -23,6 +23,7 @@ import pytest
 from conftest import age, write_ledger
 from ledger_context.explain.full import explain
 from ledger_context.explain.readout import budget_text, problems_text
+from ledger_context.model.errors import DocumentChangedError
 from ledger_context.pack.build import ContextBuild, ContextBuilder
 from ledger_context.pack.settings import Settings, make_settings
 from ledger_context.reader import index as index_module
@@ -31,6 +32,7 @@ from ledger_context.reader.cache import DocumentCache
 from ledger_context.reader.check import check_ledger
 from ledger_context.reader.index import MAGIC, IndexOptions, index_path, user_key
 from ledger_context.reader.indexed import is_fault
+from ledger_context.search.result import search
 
 CLASSES = ("public", "internal", "confidential", "restricted", "secret!")
 """Data classes the generator declares; the last is misspelt (unknown: withheld)."""
@@ -98,12 +100,22 @@ def _mutate(rng: random.Random, space: Path, round_: int) -> None:
         age(path)
 
 
-def _outputs(space: Path, settings: Settings) -> tuple[tuple[str, str, str], ContextBuild]:
-    """The pack, ``explain --full`` and the check readout of a new builder (a new process)."""
+def _outputs(space: Path, settings: Settings) -> tuple[tuple[str, ...], ContextBuild]:
+    """The pack, ``explain --full``, the check readout and a search (whose bodies a build
+    from the index does not hold) of a new builder (a new process)."""
     builder = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
     build = builder.build()
     report = check_ledger(build.ledger, yaml=settings.yaml)
-    texts = (build.pack, budget_text(explain(build, "full")), problems_text(report.problems, report.selected))
+    try:
+        found = search(build, "words findings 3", limit=50).model_dump_json()
+    except DocumentChangedError as exc:  # a tampered entry: the file does not say what it said
+        found = str(exc)
+    texts = (
+        build.pack,
+        budget_text(explain(build, "full")),
+        problems_text(report.problems, report.selected),
+        found,
+    )
     return texts, build
 
 
@@ -399,7 +411,6 @@ def test_blob_ids_are_read_when_the_index_has_none_and_then_kept(tmp_path: Path)
 # Regression: a bug found by trying to break the product (a re-signed index entry that
 # called a confidential, never-selected document public let read_document serve it).
 def test_a_document_is_served_only_as_its_fresh_bytes_classify_it(tmp_path: Path) -> None:
-    from ledger_context.model.errors import DocumentChangedError
     from ledger_context.pack.served import served_text
 
     space = write_ledger(
@@ -429,9 +440,6 @@ def test_a_document_is_served_only_as_its_fresh_bytes_classify_it(tmp_path: Path
 
 
 def test_a_search_never_shows_a_hit_its_fresh_bytes_do_not_give(tmp_path: Path) -> None:
-    from ledger_context.model.errors import DocumentChangedError
-    from ledger_context.search.result import search
-
     space = write_ledger(
         tmp_path / "space",
         {

@@ -24,7 +24,9 @@ class Document:
     ``status`` is stripped and case-folded; ``title`` is the title of spec §3 (never
     empty: the slug at worst; ``agents`` for an ``agents.md`` without a level-1
     heading), whatever the status; ``body`` what follows the frontmatter (the whole
-    text when there is none); ``metrics`` holds a selected eval's metrics list lines; ``size`` is the
+    text when there is none), ``None`` when the document was taken from the ledger index,
+    which keeps no bodies (the pack never shows one: search reads it again, spec §1);
+    ``metrics`` holds a selected eval's metrics list lines; ``size`` is the
     file's size in bytes; ``sha256`` the hex SHA-256 of the bytes read; ``yaml_loader``
     which loader read the frontmatter (``None`` when none did).
     """
@@ -45,7 +47,7 @@ class Document:
     git_blob: str | None = None
     """The git object id of the bytes read (what ``git hash-object`` gives), set only when
     the reader is asked for it."""
-    body: str = field(default="", repr=False)
+    body: str | None = field(default="", repr=False)
 
 
 @dataclass(frozen=True, slots=True)

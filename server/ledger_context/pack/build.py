@@ -19,7 +19,7 @@ from ..proof.provenance import HeadSource, Provenance, WorkTree, provenance
 from ..reader.cache import DocumentCache, WarmBuild
 from ..reader.indexed import IndexUse
 from ..reader.ledger import Document, Ledger, read_ledger
-from ..reader.walk import Walk, walk_ledger
+from ..reader.walk import SourceFile, Walk, walk_ledger
 from .budget import Budgeted, apply_budget
 from .select import Selection, select
 from .settings import DEFAULT_SETTINGS, Settings, make_settings
@@ -73,6 +73,14 @@ class ContextBuild:
         by_path: dict[str, Document] | None = self._memo.get("by_path")
         if by_path is None:
             by_path = self._memo["by_path"] = {d.path: d for d in self.ledger.documents}
+        return by_path.get(path)
+
+    def source_file(self, path: str) -> SourceFile | None:
+        """The file the walk found at ``path`` (relative to the space), or ``None``."""
+        by_path: dict[str, SourceFile] | None = self._memo.get("sources_by_path")
+        if by_path is None:
+            files = self.ledger.walk.files if self.ledger.walk is not None else ()
+            by_path = self._memo["sources_by_path"] = {s.path: s for s in files}
         return by_path.get(path)
 
     def is_withheld(self, path: str) -> bool:

@@ -8,8 +8,10 @@ document when parsed again (so neither a cache nor the ledger index decides what
 
 from __future__ import annotations
 
+from ..model.document import Document
 from ..model.errors import DocumentNotFoundError, DocumentWithheldError
-from ..reader.ledger import read_again
+from ..reader.ledger import parse_again, read_again
+from ..reader.walk import SourceFile
 from .build import ContextBuild
 
 EXAMPLE_PATH = ".ledger/decisions/0007-use-jwt.md"
@@ -30,24 +32,41 @@ def served_text(build: ContextBuild, path: str) -> str:
     ceiling withholds, and :class:`~ledger_context.model.errors.DocumentChangedError` when the
     file no longer holds the bytes the build read.
     """
-    example = next((s.path for s in build.sources() if not s.path.endswith("agents.md")), EXAMPLE_PATH)
+    source, document = _servable(build, path)
+    return read_again(build.ledger.space, source, document, build.settings.yaml)
+
+
+def served_document(build: ContextBuild, path: str) -> Document:
+    """The accepted document at ``path`` parsed again from its bytes read again, its body
+    included (what search indexes and shows); raises as :func:`served_text` does."""
+    source, document = _servable(build, path)
+    return parse_again(build.ledger.space, source, document, build.settings.yaml)
+
+
+def _servable(build: ContextBuild, path: str) -> tuple[SourceFile, Document]:
+    """The walked file and the document at ``path``, if the build accepted it and its
+    ceiling lets it through; raises otherwise."""
     parts = path.split("/")
     if not path or path.startswith("/") or "\\" in path or "\0" in path or ".." in parts:
         raise DocumentNotFoundError(
             f"unknown document: {_shown(path)} is not a ledger document path: use a path "
-            f"relative to the space, as in the pack's title lines, with no '..', e.g. {example}"
+            f"relative to the space, as in the pack's title lines, with no '..', e.g. {_example(build)}"
         )
-    ledger = build.ledger
     document = build.document(path)
-    source = next((s for s in ledger.walk.files if s.path == path), None) if ledger.walk else None
+    source = build.source_file(path)
     if document is None or source is None:
         raise DocumentNotFoundError(
             f"unknown document: no ledger document at {_shown(path)}: use a path from the "
-            f"pack's title lines, e.g. {example}"
+            f"pack's title lines, e.g. {_example(build)}"
         )
     if build.is_withheld(path):
         raise DocumentWithheldError(
             f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}; "
-            f"the documents in the pack can be read, e.g. {example}"
+            f"the documents in the pack can be read, e.g. {_example(build)}"
         )
-    return read_again(ledger.space, source, document, build.settings.yaml)
+    return source, document
+
+
+def _example(build: ContextBuild) -> str:
+    """A path to name in an error: the first document the pack holds, not ``agents.md``."""
+    return next((s.path for s in build.sources() if not s.path.endswith("agents.md")), EXAMPLE_PATH)

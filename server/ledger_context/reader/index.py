@@ -43,7 +43,7 @@ from .frontmatter import YamlOptions, resolved
 from .identity import FileIdentity, is_racy
 from .paths import fs_path
 
-FORMAT = 1
+FORMAT = 2
 """The layout of the index file; any change to it or to what an entry holds bumps it."""
 
 MAGIC = b"ledger-context index\n"
@@ -257,7 +257,7 @@ def _document_row(d: Document) -> list[Any]:
         d.sha256,
         d.yaml_loader,
         d.git_blob,
-        d.body,
+        None,  # the body: the pack never shows one, and search reads it again (spec §1)
     ]
 
 

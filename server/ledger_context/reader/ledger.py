@@ -267,25 +267,36 @@ def read_again(space: Path, source: SourceFile, document: Document, yaml: YamlOp
     index said about it. Raises :class:`~ledger_context.model.errors.DocumentChangedError`
     otherwise.
     """
+    return decode_text(_read_same(space, source, document, yaml)[1])
+
+
+def parse_again(
+    space: Path, source: SourceFile, document: Document, yaml: YamlOptions | None = None
+) -> Document:
+    """``document`` parsed again from ``source``'s bytes, read again with the checks of
+    :func:`read_again`: the same document, its body included (a document taken from the
+    ledger index has none)."""
+    return _read_same(space, source, document, yaml)[0]
+
+
+def _read_same(
+    space: Path, source: SourceFile, document: Document, yaml: YamlOptions | None
+) -> tuple[Document, bytes]:
     try:
         data = _read_bytes(fs_path(space, source.path), source.identity, root_real_path(space)).data
     except OSError:
         data = None
-    if (
-        data is None
-        or hashlib.sha256(data).hexdigest() != document.sha256
-        or not _same_reading(
-            parse_document(source.kind, source.path, data, document.git_blob, yaml=yaml).document, document
-        )
-    ):
-        raise DocumentChangedError(
-            f"{printable_path(source.path)} changed since the pack was built; call again"
-        )
-    return decode_text(data)
+    if data is not None and hashlib.sha256(data).hexdigest() == document.sha256:
+        fresh = parse_document(source.kind, source.path, data, document.git_blob, yaml=yaml).document
+        if fresh is not None and _same_reading(fresh, document):
+            return fresh, data
+    raise DocumentChangedError(f"{printable_path(source.path)} changed since the pack was built; call again")
 
 
-def _same_reading(fresh: Document | None, held: Document) -> bool:
+def _same_reading(fresh: Document, held: Document) -> bool:
     """True if ``fresh`` (parsed now) says what ``held`` said of the same bytes: what
-    selection, classification and every readout take from a document."""
-    fields = ("kind", "path", "frontmatter", "status", "updated", "title", "data_class", "metrics", "body")
-    return fresh is not None and all(getattr(fresh, name) == getattr(held, name) for name in fields)
+    selection, classification and every readout take from a document (the body too,
+    unless ``held`` came from the ledger index without one)."""
+    fields = ("kind", "path", "frontmatter", "status", "updated", "title", "data_class", "metrics")
+    same = all(getattr(fresh, name) == getattr(held, name) for name in fields)
+    return same and (held.body is None or fresh.body == held.body)

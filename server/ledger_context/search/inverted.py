@@ -17,6 +17,7 @@ import math
 import threading
 from array import array
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import repeat
 
@@ -62,7 +63,10 @@ class Postings:
 
 
 def postings_of(document: Document) -> Postings:
-    """The postings of ``document``'s title, frontmatter text and body."""
+    """The postings of ``document``'s title, frontmatter text and body (a document taken
+    from the ledger index holds none: parse it again first, :meth:`SearchIndex.sync`)."""
+    if document.body is None:
+        raise ValueError(f"{document.path}: no body to index (taken from the ledger index)")
     fields = (document.title, document.frontmatter or "", document.body)
     title, frontmatter, body = (Counter(terms(text)) for text in fields)
     in_title, in_frontmatter, in_body = title.get, frontmatter.get, body.get
@@ -108,9 +112,15 @@ class SearchIndex:
         self._norms: dict[str, tuple[float, float, float]] | None = None
         self._synced: object = None
 
-    def sync(self, documents: tuple[Document, ...], token: object) -> None:
+    def sync(
+        self,
+        documents: tuple[Document, ...],
+        token: object,
+        reread: Callable[[Document], Document] | None = None,
+    ) -> None:
         """Make the index hold exactly ``documents``; ``token`` names that set, so the
-        same set twice costs nothing."""
+        same set twice costs nothing. A document to add that holds no body (taken from
+        the ledger index) is indexed as ``reread`` gives it: parsed again from its bytes."""
         if token is self._synced and token is not None:
             return
         # Like a build, indexing allocates many small acyclic objects: collecting cycles
@@ -118,19 +128,19 @@ class SearchIndex:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            self._sync(documents)
+            self._sync(documents, reread)
         finally:
             if collecting:
                 gc.enable()
         self._synced = token
 
-    def _sync(self, documents: tuple[Document, ...]) -> None:
+    def _sync(self, documents: tuple[Document, ...], reread: Callable[[Document], Document] | None) -> None:
         wanted = {document.path: document for document in documents}
         for path in [p for p, e in self._entries.items() if p not in wanted or _key(wanted[p]) != e.key]:
             self._remove(path)
         for path, document in wanted.items():
             if path not in self._entries:
-                self._add(document)
+                self._add(document if document.body is not None or reread is None else reread(document))
             self.documents[path] = document
 
     def _add(self, document: Document) -> None:

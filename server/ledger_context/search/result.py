@@ -19,7 +19,7 @@ from ..model.document import KINDS, Document
 from ..model.errors import InvalidArgumentError
 from ..model.fields import clean_text
 from ..pack.build import ContextBuild
-from ..pack.served import served_text
+from ..pack.served import served_document
 from .inverted import FIELDS, SCALE, SearchIndex
 from .terms import first_term_at, terms
 
@@ -163,20 +163,19 @@ def search(
     index = index if index is not None else SearchIndex()
     scope = in_scope(build)
     with index.lock:
-        index.sync(scope, scope)
+        index.sync(scope, scope, lambda document: served_document(build, document.path))
         # A set of scored documents that holds the first ``limit`` of the order.
         scores, matching = index.best(wanted, limit, kind)
         documents = index.documents
         ranked = heapq.nsmallest(limit, scores, key=lambda path: _order(scores[path], documents[path]))
-        in_pack = _in_pack(build)
-        hits = [
-            _hit(rank, documents[path], scores[path], wanted, index, path in in_pack)
-            for rank, path in enumerate(ranked, start=1)
-        ]
-    for hit in hits:
-        # Each hit's title, fields and excerpt are shown: read and classified afresh, as a
-        # served document is, so neither a cache nor the ledger index decides what is shown.
-        served_text(build, hit.path)
+        found = {path: _found(index, path, wanted) for path in ranked}
+    in_pack = _in_pack(build)
+    # Each hit's title, fields and excerpt are shown: read and classified afresh, as a
+    # served document is, so neither a cache nor the ledger index decides what is shown.
+    hits = [
+        _hit(rank, served_document(build, path), scores[path], found[path], path in in_pack)
+        for rank, path in enumerate(ranked, start=1)
+    ]
     result = SearchResult(
         query=_cut(clean_text(query), QUERY_BYTES),
         terms=wanted,
@@ -219,10 +218,12 @@ def _order(score: int, document: Document) -> tuple[int, int, int, str]:
     return (-score, 0 if updated else 1, -updated.key if updated else 0, document.path)
 
 
-def _hit(
-    rank: int, document: Document, score: int, wanted: list[str], index: SearchIndex, in_pack: bool
-) -> Hit:
-    found = [[t for t in wanted if index.counts(t, document.path)[field]] for field in range(len(FIELDS))]
+def _found(index: SearchIndex, path: str, wanted: list[str]) -> list[list[str]]:
+    """The query's terms the document at ``path`` holds, per field (:data:`FIELDS` order)."""
+    return [[t for t in wanted if index.counts(t, path)[field]] for field in range(len(FIELDS))]
+
+
+def _hit(rank: int, document: Document, score: int, found: list[list[str]], in_pack: bool) -> Hit:
     return Hit(
         rank=rank,
         path=document.path,
@@ -242,7 +243,7 @@ def _excerpt(document: Document, found: list[list[str]]) -> str | None:
     """The text around the first match in the body (else the frontmatter), cleaned and
     cut to :data:`EXCERPT_BYTES` bytes between code points; looked for only in a field
     the postings say holds a term, so the scan ends at a match."""
-    for text, field_terms in ((document.body, found[2]), (document.frontmatter or "", found[1])):
+    for text, field_terms in ((document.body or "", found[2]), (document.frontmatter or "", found[1])):
         if not field_terms:
             continue
         at = first_term_at(text, frozenset(field_terms))
