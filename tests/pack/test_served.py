@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES, Files, doc
 from ledger_context.model.errors import DocumentChangedError, DocumentNotFoundError, DocumentWithheldError
 from ledger_context.pack.build import build_context
-from ledger_context.pack.served import served_text
+from ledger_context.pack.served import served_document, served_text
 from ledger_context.reader.ledger import read_file
 from ledger_context.reader.walk import SourceFile, walk_ledger
 
@@ -120,3 +120,30 @@ def test_a_link_that_leads_outside_when_opened_is_skipped_even_with_the_walks_id
     result = read_file(space, SourceFile("decision", ".ledger/decisions/0002-b.md", identity))
     assert result.document is None
     assert [p.message for p in result.problems] == ["changed while being read; skipped (run again)"]
+
+
+def test_served_document_gives_the_body_a_build_from_the_index_does_not_hold(
+    ledger: Callable[[Files], Path], tmp_path: Path
+) -> None:
+    from ledger_context.pack.build import ContextBuilder
+    from ledger_context.pack.settings import make_settings
+    from ledger_context.reader.cache import DocumentCache
+    from ledger_context.reader.index import IndexOptions
+
+    space = ledger({"decisions/0001-a.md": TEXT + "The body.\n"})
+    settings = make_settings(index=IndexOptions(tmp_path / "index"))
+    ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0)).build()
+    build = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0)).build()
+    assert build.index is not None and build.index.startswith("used")
+    held = build.document(PATH)
+    assert held is not None and held.body is None  # the index keeps no bodies
+    fresh = served_document(build, PATH)
+    assert (
+        fresh.body is not None
+        and fresh.body.endswith("The body.\n")
+        and fresh.title == held.title == "A"
+        and fresh.sha256 == held.sha256
+    )
+    (space / PATH).write_text(TEXT + "The body!\n", encoding="utf-8")  # same size, same inode
+    with pytest.raises(DocumentChangedError, match="changed since the pack was built; call again"):
+        served_document(build, PATH)
