@@ -16,7 +16,10 @@ documents hold every query word in their title. ``findings-2500`` and
 (documentation-sized Markdown, rich frontmatter, the benchmark's other suite); their
 generator recycles sentences, so even a body's rarest words are shared by 50-80
 documents: the second ``separable`` column says for how many samples at most four other
-documents hold all three body words anywhere.
+documents hold all three body words anywhere. ``python-docstrings`` and
+``python-modules``: real prose, the running Python's standard library read with ``ast``
+(one document per documented function or class, and one per module that documents
+itself at length: 2-70 KB bodies).
 
 Quality: for 200 documents sampled with a fixed seed, a query of 2-3 words of the title
 and a query of the 3 rarest words of the body (fewest documents hold them) must find the
@@ -175,6 +178,49 @@ def _write_docstrings(space: Path) -> dict[str, int]:
     return {"files": files, "bytes": total}
 
 
+def _write_modules(space: Path) -> dict[str, int]:
+    """A ledger of real long prose: one document per module of the running Python's
+    standard library that documents itself at length (read with ``ast``): its title the
+    module docstring's summary line, its body the rest of that docstring and then every
+    documented class and function as a ``##`` section, 2 KB and more (about 200 of them)."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    skip = {"test", "idlelib", "lib2to3", "site-packages", "tkinter", "turtledemo", "pydoc_data"}
+    files = total = 0
+    for source in sorted(stdlib.rglob("*.py")):
+        if skip & set(source.relative_to(stdlib).parts):
+            continue
+        try:
+            tree = ast.parse(source.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+        summary, _, rest = (ast.get_docstring(tree) or "").strip().partition("\n")
+        sections = [rest.strip()]
+        for node in ast.walk(tree):
+            documented = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            if documented and (docstring := ast.get_docstring(node)):
+                sections.append(f"## {node.name}\n\n{docstring}")
+        body = "\n\n".join(part for part in sections if part)
+        if not 2 <= len(summary.split()) <= 20 or len(body.encode("utf-8")) < 2048:
+            continue
+        kind = KINDS[files % 3][0]
+        text = (
+            f"---\ntitle: {json.dumps(summary.strip().rstrip('.'))}\nstatus: current\n"
+            f"updated_at: 2026-{1 + files % 12:02d}-{1 + files % 28:02d}\n---\n\n{body}\n"
+        )
+        name = "-".join(source.relative_to(stdlib).with_suffix("").parts)[:60]
+        path = space / ".ledger" / kind / f"{name}-{files:04d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        files, total = files + 1, total + len(text.encode("utf-8"))
+    return {"files": files, "bytes": total}
+
+
+def _modules_space(spaces_dir: Path) -> Path:
+    version = f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
+    params = {"search_bench": SEED, "modules": version}
+    return cached_space(spaces_dir, "search-python-modules", params, _write_modules)[0]
+
+
 def _docstring_space(spaces_dir: Path) -> Path:
     version = f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
     params = {"search_bench": SEED, "docstrings": version}
@@ -295,6 +341,7 @@ def search_lines(
     if real:
         ledgers.append(("search-10000-zipf-titles", _space(spaces_dir, 10_000, zipf_titles=True)))
         ledgers.append(("python-docstrings", _docstring_space(spaces_dir)))
+        ledgers.append(("python-modules", _modules_space(spaces_dir)))
         for shape, documents in (("findings", 2500), ("experiments", 2500)):
             long_space = generate_long_space(spaces_dir, shape, documents)
             wait_until(long_space.ready_at)

@@ -25,9 +25,9 @@ from ..model.document import Document
 from .terms import terms
 
 FIELDS = ("title", "frontmatter", "body")
-WEIGHTS = (8.0, 1.0, 1.0)
-"""BM25F field weights, in :data:`FIELDS` order: a title word counts eight body words
-(docs/decisions.md says why eight)."""
+WEIGHTS = (32.0, 1.0, 1.0)
+"""BM25F field weights, in :data:`FIELDS` order: a title word counts 32 body words
+(docs/decisions.md says why 32)."""
 K1 = 1.2
 B = 0.75
 """BM25 saturation and length normalisation, the same ``b`` for every field."""
