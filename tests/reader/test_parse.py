@@ -499,3 +499,47 @@ def test_agents_md_with_broken_frontmatter_is_included_verbatim_and_reported(tmp
     ceiled = build_context(space, max_data_class="restricted")
     assert ceiled.pack == ""
     assert problems_at(ceiled, ".ledger/agents.md") == problems
+
+
+MERGED_CLASS = (
+    "a YAML merge key (<<) would set data_class, but merge keys are not applied "
+    "(spec §7 reads data_class at the top level only), so this document declares "
+    "no class and passes any ceiling: write data_class out at the top level"
+)
+LOOKS_LIKE_CLASS = (
+    "a key looks like data_class but holds invisible or non-ASCII characters, so it "
+    "is not read (spec §7) and does not declare this document's class: spell it "
+    "data_class in plain ASCII"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["status: active\n<<: {data_class: confidential}", "status: active\nbase: &c {Data-Class: x}\n<<: [*c]"],
+)
+def test_a_class_set_through_a_merge_key_is_named_as_not_read(tmp_path, text):
+    # Found by trying to break the product: spec §7 reads data_class at the top level only,
+    # so the document declares none; the warning must say so, not only that << is plain.
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    result = build_context(space, max_data_class="internal")
+    (document,) = result.ledger.documents
+    assert document.data_class is None
+    assert [(p.message, p.line) for p in result.ledger.problems if "<<" in p.message] == [
+        (MERGED_CLASS, text.count("\n") + 2)
+    ]
+
+
+@pytest.mark.parametrize(
+    "key", ["data\u200b_class", "d\u0430ta_class", "\uff44\uff41\uff54\uff41_class", "dat\u0430class"]
+)
+def test_a_key_that_looks_like_data_class_is_named(tmp_path, key):
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(f"status: active\n{key}: confidential")})
+    result = build_context(space, max_data_class="internal")
+    assert [d.data_class for d in result.ledger.documents] == [None]  # spec §7: not a class key
+    assert [(p.message, p.line) for p in result.ledger.problems] == [(LOOKS_LIKE_CLASS, 3)]
+
+
+def test_keys_beyond_ascii_that_do_not_look_like_data_class_are_not_named(tmp_path):
+    text = "status: active\ncafé: x\nclasse: y\n数据: z"
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    assert list(build_context(space).ledger.problems) == []

@@ -368,18 +368,46 @@ def _check_keys(
         seen.add(id(value))
         if isinstance(value, dict):
             if "<<" in value:
-                problems.append(
-                    Problem(
-                        path,
-                        "warning",
-                        "a YAML merge key (<<) is not applied: frontmatter is read without YAML "
-                        "types, so << is a plain key; write the merged keys out",
-                        *keys.find("<<", top=value is mapping),
-                    )
+                message = (
+                    "a YAML merge key (<<) is not applied: frontmatter is read without YAML "
+                    "types, so << is a plain key; write the merged keys out"
                 )
+                if value is mapping and _merges_a_class(value["<<"]):
+                    message = (
+                        "a YAML merge key (<<) would set data_class, but merge keys are not applied "
+                        "(spec §7 reads data_class at the top level only), so this document declares "
+                        "no class and passes any ceiling: write data_class out at the top level"
+                    )
+                problems.append(Problem(path, "warning", message, *keys.find("<<", top=value is mapping)))
             stack.extend(v for v in value.values() if isinstance(v, (dict, list)))
         elif isinstance(value, list):
             stack.extend(v for v in value if isinstance(v, (dict, list)))
+
+
+def _merges_a_class(merged: Any) -> bool:
+    """Whether the value of a top-level ``<<`` (a mapping or a list of mappings) holds a
+    ``data_class`` key, or one spelt like it: a class the reader does not apply."""
+    mappings = merged if isinstance(merged, list) else [merged]
+    return any(
+        isinstance(m, dict) and any(k == CLASS_KEY or _is_misspelt_class_key(k) for k in m) for m in mappings
+    )
+
+
+def _looks_like_class_key(key: Any) -> bool:
+    """A key beyond ASCII that is not ``data_class`` but reads as it: after NFKC (fullwidth
+    letters) and with every character beyond ASCII removed (zero-width spaces, look-alike
+    letters such as Cyrillic ``а``), it folds to ``dataclass`` or to ``dataclass`` less one
+    letter. Only reported: spec §7 decides what declares a class."""
+    if not isinstance(key, str) or key.isascii() or len(key) > 40:
+        return False
+    import unicodedata  # here: only a key beyond ASCII needs it
+
+    ascii_only = "".join(c for c in unicodedata.normalize("NFKC", key) if c.isascii())
+    folded = _fold(ascii_only)
+    return folded == "dataclass" or folded in _CLASS_LESS_ONE_LETTER
+
+
+_CLASS_LESS_ONE_LETTER = frozenset("dataclass"[:i] + "dataclass"[i + 1 :] for i in range(9))
 
 
 def _is_misspelt_class_key(key: Any) -> bool:
@@ -411,6 +439,17 @@ def _data_class(path: str, mapping: dict[Any, Any], keys: _KeyFinder, problems: 
             )
         )
     for key in mapping:
+        if _looks_like_class_key(key):
+            problems.append(
+                Problem(
+                    path,
+                    "warning",
+                    "a key looks like data_class but holds invisible or non-ASCII characters, so it "
+                    "is not read (spec §7) and does not declare this document's class: spell it "
+                    "data_class in plain ASCII",
+                    *keys.find(key),
+                )
+            )
         if _is_misspelt_class_key(key):
             problems.append(
                 Problem(
