@@ -190,6 +190,23 @@ def test_verify_rehashes_every_pack_and_fails_on_a_corrupted_row(
     assert "1 mismatch(es)" in captured.out
 
 
+@pytest.mark.parametrize("command", ["verify", "list"])
+def test_a_log_whose_tables_were_changed_is_named_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # Found by trying to break the product: a dropped column crashed verify (exit 1, as a
+    # mismatch) and list with a traceback.
+    path = tmp_path / "audit.sqlite3"
+    write(path, (record("good"), "good")).close()
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE calls DROP COLUMN measured")
+    assert main(["audit", command, "--audit", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"Error: the audit log {path} is not one this version can read (no such column: measured): it "
+        "was damaged or edited, or written by another version; move it aside to start a new one\n"
+    )
+
+
 def test_prune_removes_old_calls_and_the_packs_only_they_used(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

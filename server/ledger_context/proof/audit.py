@@ -574,6 +574,23 @@ def _reader(path: Path) -> sqlite3.Connection:
         raise AuditError(f"cannot open the audit log {path}: {_reason(exc)}") from None
 
 
+@contextmanager
+def _reading(path: Path) -> Iterator[sqlite3.Connection]:
+    """The log at ``path`` open for reading, closed after; a log whose tables or rows are
+    not what this version writes (a dropped column, a value of another type) raises
+    :class:`~ledger_context.model.errors.AuditError` naming it, never a traceback."""
+    db = _reader(path)
+    try:
+        yield db
+    except (sqlite3.Error, TypeError, ValueError) as exc:
+        raise AuditError(
+            f"the audit log {path} is not one this version can read ({_reason(exc)}): it was "
+            "damaged or edited, or written by another version; move it aside to start a new one"
+        ) from None
+    finally:
+        db.close()
+
+
 _FIELDS = tuple(f.name for f in fields(CallRecord))
 _COLUMNS = ", ".join("commit_id" if name == "commit" else name for name in _FIELDS)
 """The calls table's columns, in :class:`CallRecord`'s order (``commit`` is a keyword in SQL)."""
@@ -582,8 +599,7 @@ _COLUMNS = ", ".join("commit_id" if name == "commit" else name for name in _FIEL
 def list_calls(path: Path, space: str | None = None, since: str | None = None) -> list[CallRecord]:
     """Every recorded call, oldest first; only those of ``space`` and at or after ``since``
     (UTC text as :func:`utc_now` writes it) when given."""
-    db = _reader(path)
-    try:
+    with _reading(path) as db:
         query = f"SELECT {_COLUMNS} FROM calls WHERE 1"
         params: list[Any] = []
         if space is not None:
@@ -593,9 +609,7 @@ def list_calls(path: Path, space: str | None = None, since: str | None = None) -
             query += " AND time >= ?"
             params.append(since)
         rows = db.execute(query + " ORDER BY time, id", params).fetchall()
-    finally:
-        db.close()
-    return [_as_recorded(dict(zip(_FIELDS, row, strict=True))) for row in rows]
+        return [_as_recorded(dict(zip(_FIELDS, row, strict=True))) for row in rows]
 
 
 def _as_recorded(values: dict[str, Any]) -> CallRecord:
@@ -611,14 +625,11 @@ def pack_body(path: Path, sha256: str) -> bytes:
     prefix = sha256.strip().lower()
     if len(prefix) < 8 or len(prefix) > 64 or any(c not in "0123456789abcdef" for c in prefix):
         raise AuditError(f"{sha256[:70]!r} is not a SHA-256: give 8 to 64 hex digits of one")
-    db = _reader(path)
-    try:
+    with _reading(path) as db:
         rows = db.execute(
             "SELECT sha256, body FROM packs WHERE sha256 >= ? AND sha256 <= ? LIMIT 2",
             (prefix, prefix + "g"),
         ).fetchall()
-    finally:
-        db.close()
     if not rows:
         raise AuditError(f"no pack with SHA-256 {prefix} in {path} (ledger-context audit list shows them)")
     if len(rows) > 1:
@@ -633,8 +644,7 @@ def verify(path: Path, head: str | None = None) -> tuple[int, list[str]]:
     or deleted row breaks it); every row's bytes and tokens must agree with its stored
     pack; and ``head`` (a receipt's ``audit_head``), if given, must be a row of the log.
     """
-    db = _reader(path)
-    try:
+    with _reading(path) as db:
         checked, bad = _verify_packs(db)
         bad.extend(_verify_chains(db))
         bad.extend(_verify_counts(db))
@@ -645,8 +655,6 @@ def verify(path: Path, head: str | None = None) -> tuple[int, list[str]]:
             bad.append(
                 f"no row has the hash {head[:70]}: the row that receipt holds was deleted or rewritten"
             )
-    finally:
-        db.close()
     return checked, bad
 
 
