@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -63,3 +65,44 @@ async def test_the_resource_refuses_the_same_paths() -> None:
     async with Client(create_server(DEMO, make_settings(max_data_class="internal")), mode="legacy") as client:
         with pytest.raises(MCPError, match="withheld by the data-class ceiling internal"):
             await client.read_resource("ledger://document/" + WITHHELD)
+
+
+async def test_the_prompt_names_its_one_argument_when_given_another() -> None:
+    # Found by trying to break the product: an extra argument failed inside the prompt
+    # (-32603, "the server log has the details").
+    async with Client(create_server(DEMO), mode="legacy") as client:
+        for arguments in ({"task": "x", "other": "y"}, {"Task": "x", "task": "x"}):
+            with pytest.raises(MCPError) as refused:
+                await client.get_prompt("start-task", arguments)
+            assert refused.value.error.code == -32602
+            name = "other" if "other" in arguments else "Task"
+            assert (
+                refused.value.error.message
+                == f"prompt start-task has no argument {name!r}: its arguments are 'task'"
+            )
+
+
+async def test_the_prompt_says_call_again_when_a_hit_changed_since_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by trying to break the product: a document rewritten during the call failed
+    # with -32603 and "the server log has the details"; the tools say "call again".
+    from conftest import write_ledger
+    from ledger_context.mcp import resources
+
+    path = tmp_path / "space/.ledger/decisions/0001-a.md"
+    write_ledger(tmp_path / "space", {"decisions/0001-a.md": "---\nstatus: accepted\n---\n# Retry budget\n"})
+    real = resources.task_search
+
+    def rewritten_first(*args: object) -> object:  # the file changes after the build read it
+        path.write_text("---\nstatus: proposed\n---\n# Retry budget\n", encoding="utf-8")
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(resources, "task_search", rewritten_first)
+    async with Client(create_server(tmp_path / "space"), mode="legacy") as client:
+        with pytest.raises(MCPError) as refused:
+            await client.get_prompt("start-task", {"task": "retry budget"})
+    assert (
+        refused.value.error.message
+        == ".ledger/decisions/0001-a.md changed since the pack was built; call again"
+    )

@@ -88,7 +88,13 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
             pack = f"(no context pack: {exc})"
         else:
             index = ledgers.search_index(build.ledger.space)
-            found = await anyio.to_thread.run_sync(lambda: task_search(build, task, index))
+            try:
+                found = await anyio.to_thread.run_sync(lambda: task_search(build, task, index))
+            except LedgerContextError as exc:  # a hit changed since the build: "call again"
+                recorder.record(
+                    call="prompt start-task", arguments={"task": task}, build=build, ctx=ctx, refused=str(exc)
+                )
+                raise mcp_error(exc) from None
             arguments = {"task": task, "hits": searched(build, found) if found is not None else []}
             recorder.record(call="prompt start-task", arguments=arguments, build=build, ctx=ctx)
             pack = build.pack

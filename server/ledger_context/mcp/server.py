@@ -184,13 +184,21 @@ class LedgerServer(MCPServer):
                 message=f"unknown prompt {cut(name, 80)!r}: the prompts are {', '.join(sorted(prompts))}",
             )
         given = arguments or {}
-        for argument in prompt.arguments or []:
+        declared = prompt.arguments or []
+        for argument in declared:
             if argument.required and argument.name not in given:
                 raise MCPError(
                     code=INVALID_PARAMS,
                     message=f"prompt {name} needs the argument {argument.name!r} "
                     f"({argument.description or 'a string'})",
                 )
+        unknown = sorted(set(given) - {argument.name for argument in declared})
+        if unknown:
+            allowed = ", ".join(repr(argument.name) for argument in declared) or "none"
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"prompt {name} has no argument {cut(unknown[0], 40)!r}: its arguments are {allowed}",
+            )
         try:
             return await super().get_prompt(name, arguments, context)
         except MCPError:
