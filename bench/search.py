@@ -46,6 +46,7 @@ import sys
 import sysconfig
 import time
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 from ledger_context.pack.build import ContextBuild, ContextBuilder
@@ -146,72 +147,71 @@ def _space(spaces_dir: Path, documents: int, zipf_titles: bool = False) -> Path:
     return path
 
 
-def _write_docstrings(space: Path) -> dict[str, int]:
-    """A ledger of real prose: one document per documented class and function of the
-    running Python's standard library (read with ``ast``, nothing imported), its title
-    the docstring's summary line, its body the rest; the kind and date from its order."""
+_STDLIB_SKIP = {"test", "idlelib", "lib2to3", "site-packages", "tkinter", "turtledemo", "pydoc_data"}
+
+
+def _stdlib_trees() -> Iterator[tuple[Path, ast.Module]]:
+    """Each module of the running Python's standard library (its path below the library,
+    its syntax tree, read with ``ast``: nothing imported), tests and GUIs left out."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    skip = {"test", "idlelib", "lib2to3", "site-packages", "tkinter", "turtledemo", "pydoc_data"}
-    files = total = 0
     for source in sorted(stdlib.rglob("*.py")):
-        if skip & set(source.relative_to(stdlib).parts):
+        relative = source.relative_to(stdlib)
+        if _STDLIB_SKIP & set(relative.parts):
             continue
         try:
-            tree = ast.parse(source.read_bytes())
+            yield relative, ast.parse(source.read_bytes())
         except (SyntaxError, ValueError):
             continue
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                continue
+
+
+def _prose_document(space: Path, number: int, name: str, title: str, body: str) -> int:
+    """Write document ``number`` (its kind and date from the number) and return its bytes."""
+    text = (
+        f"---\ntitle: {json.dumps(title.strip().rstrip('.'))}\nstatus: current\n"
+        f"updated_at: 2026-{1 + number % 12:02d}-{1 + number % 28:02d}\n---\n\n{body}\n"
+    )
+    path = space / ".ledger" / KINDS[number % 3][0] / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return len(text.encode("utf-8"))
+
+
+def _documented(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield node
+
+
+def _write_docstrings(space: Path) -> dict[str, int]:
+    """A ledger of real prose: one document per documented class and function of the
+    running Python's standard library, its title the docstring's summary line, its body
+    the rest; the kind and date from its order."""
+    files = total = 0
+    for _, tree in _stdlib_trees():
+        for node in _documented(tree):
             summary, _, rest = (ast.get_docstring(node) or "").strip().partition("\n")
             if not 3 <= len(summary.split()) <= 14 or len(rest.split()) < 15:
                 continue
-            kind = KINDS[files % 3][0]
-            text = (
-                f"---\ntitle: {json.dumps(summary.strip().rstrip('.'))}\nstatus: current\n"
-                f"updated_at: 2026-{1 + files % 12:02d}-{1 + files % 28:02d}\n---\n\n{rest.strip()}\n"
-            )
-            path = space / ".ledger" / kind / f"{files // 1000:03d}" / f"{node.name[:60]}-{files:05d}.md"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            files, total = files + 1, total + len(text.encode("utf-8"))
+            name = f"{files // 1000:03d}/{node.name[:60]}-{files:05d}.md"
+            files, total = files + 1, total + _prose_document(space, files, name, summary, rest.strip())
     return {"files": files, "bytes": total}
 
 
 def _write_modules(space: Path) -> dict[str, int]:
     """A ledger of real long prose: one document per module of the running Python's
-    standard library that documents itself at length (read with ``ast``): its title the
-    module docstring's summary line, its body the rest of that docstring and then every
-    documented class and function as a ``##`` section, 2 KB and more (about 200 of them)."""
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
-    skip = {"test", "idlelib", "lib2to3", "site-packages", "tkinter", "turtledemo", "pydoc_data"}
+    standard library that documents itself at length: its title the module docstring's
+    summary line, its body the rest of that docstring and then every documented class and
+    function as a ``##`` section, 2 KB and more (158 of them on Python 3.11)."""
     files = total = 0
-    for source in sorted(stdlib.rglob("*.py")):
-        if skip & set(source.relative_to(stdlib).parts):
-            continue
-        try:
-            tree = ast.parse(source.read_bytes())
-        except (SyntaxError, ValueError):
-            continue
+    for relative, tree in _stdlib_trees():
         summary, _, rest = (ast.get_docstring(tree) or "").strip().partition("\n")
         sections = [rest.strip()]
-        for node in ast.walk(tree):
-            documented = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            if documented and (docstring := ast.get_docstring(node)):
-                sections.append(f"## {node.name}\n\n{docstring}")
+        sections += [f"## {n.name}\n\n{d}" for n in _documented(tree) if (d := ast.get_docstring(n))]
         body = "\n\n".join(part for part in sections if part)
         if not 2 <= len(summary.split()) <= 20 or len(body.encode("utf-8")) < 2048:
             continue
-        kind = KINDS[files % 3][0]
-        text = (
-            f"---\ntitle: {json.dumps(summary.strip().rstrip('.'))}\nstatus: current\n"
-            f"updated_at: 2026-{1 + files % 12:02d}-{1 + files % 28:02d}\n---\n\n{body}\n"
-        )
-        name = "-".join(source.relative_to(stdlib).with_suffix("").parts)[:60]
-        path = space / ".ledger" / kind / f"{name}-{files:04d}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        files, total = files + 1, total + len(text.encode("utf-8"))
+        name = f"{'-'.join(relative.with_suffix('').parts)[:60]}-{files:04d}.md"
+        files, total = files + 1, total + _prose_document(space, files, name, summary, body)
     return {"files": files, "bytes": total}
 
 
