@@ -543,3 +543,17 @@ def test_keys_beyond_ascii_that_do_not_look_like_data_class_are_not_named(tmp_pa
     text = "status: active\ncafé: x\nclasse: y\n数据: z"
     space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
     assert list(build_context(space).ledger.problems) == []
+
+
+def test_a_merge_key_listing_one_large_mapping_many_times_is_read_in_linear_time(tmp_path):
+    # Hostile input: 20,000 keys behind one anchor, merged 20,000 times.
+    keys = ", ".join(f"k{i}: 1" for i in range(20_000))
+    text = f"status: active\nbase: &b {{{keys}}}\n<<: [{', '.join(['*b'] * 20_000)}]"
+    space = write_ledger(tmp_path / "space", {"harnesses/h.md": fm(text)})
+    started = time.perf_counter()
+    result = build_context(space)
+    assert time.perf_counter() - started < 20
+    assert [p.message for p in result.ledger.problems if "<<" in p.message] == [
+        "a YAML merge key (<<) is not applied: frontmatter is read without YAML types, so << is a "
+        "plain key; write the merged keys out"
+    ]

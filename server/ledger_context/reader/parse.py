@@ -387,10 +387,10 @@ def _check_keys(
 def _merges_a_class(merged: Any) -> bool:
     """Whether the value of a top-level ``<<`` (a mapping or a list of mappings) holds a
     ``data_class`` key, or one spelt like it: a class the reader does not apply."""
-    mappings = merged if isinstance(merged, list) else [merged]
-    return any(
-        isinstance(m, dict) and any(k == CLASS_KEY or _is_misspelt_class_key(k) for k in m) for m in mappings
-    )
+    listed = merged if isinstance(merged, list) else [merged]
+    # Each mapping once: a list of many aliases to one large mapping must stay linear.
+    mappings = {id(m): m for m in listed if isinstance(m, dict)}.values()
+    return any(any(k == CLASS_KEY or _is_misspelt_class_key(k) for k in m) for m in mappings)
 
 
 def _looks_like_class_key(key: Any) -> bool:
