@@ -15,11 +15,15 @@ Every finding, decision and experiment has
   Cyrillic, CJK, emoji);
 * a **frontmatter** of 10 to 40 lines with nested values: at least one nested mapping
   (two or three levels, some holding a sequence of mappings), flow and block sequences,
-  quoted and folded strings. 85 % give a ``title``; 1 in 250 has no ``updated_at``.
+  quoted and folded strings. 85 % give a ``title``; 1 in 250 has no ``updated_at``;
+* a **title** of 4-7 words naming its subject, drawn from a Zipf-like vocabulary of
+  30,000 words (``vocabulary.py``), as real titles are: a small fixed word list would make
+  titles and bodies near copies of each other, which no search can tell apart.
 
 Everything is deterministic (``random.Random`` seeded by the generator version, the shape
 and the size) and written in one pass: Markdown fragments are drawn once per ledger into
-pools, each body is a sequence of pool fragments plus a few lines of its own. No file is
+pools, each body opens with 60-200 words of its own (the vocabulary's, naming the title's
+subject words, like a real page's introduction), then a sequence of pool fragments. No file is
 a hard link of another: the product reads a file reached by several paths once (spec §1),
 so linked copies would measure another behaviour, not a bigger ledger.
 """
@@ -34,8 +38,9 @@ from pathlib import Path
 import ledgers
 from ledgers import AGENTS_MD, EVALS, HARNESSES, OWNERS
 from spaces import cached_space, wait_until
+from vocabulary import Vocabulary, vocabulary
 
-LONG_GENERATOR_VERSION = 2
+LONG_GENERATOR_VERSION = 3
 """Bump whenever this generator changes what it writes: older ledgers are regenerated."""
 
 SHAPES = ("findings", "decisions", "experiments")
@@ -43,6 +48,8 @@ SHAPES = ("findings", "decisions", "experiments")
 KINDS = ("finding", "decision", "experiment")
 MIN_BODY, MAX_BODY = 2_000, 30_000
 MIN_FRONTMATTER, MAX_FRONTMATTER = 10, 40
+VOCABULARY = 30_000
+"""Words of the ledger's own text (``vocabulary.py``): titles and each body's opening."""
 FIXED_DOCUMENTS = 1 + len(HARNESSES) + len(EVALS)
 """``agents.md``, the harnesses and the evals, in every ledger."""
 
@@ -115,9 +122,13 @@ def _sentence(rng: random.Random) -> str:
 
 
 def _paragraph(rng: random.Random) -> str:
-    sentences = [_sentence(rng) for _ in range(rng.randint(2, 7))]
+    return _wrapped([_sentence(rng) for _ in range(rng.randint(2, 7))])
+
+
+def _wrapped(sentences: list[str]) -> str:
+    """The sentences as one paragraph wrapped near 80 columns, as people write Markdown."""
     lines, line = [], ""
-    for sentence in sentences:  # wrapped near 80 columns, as people write Markdown
+    for sentence in sentences:
         for word in sentence.split(" "):
             if line and len(line) + len(word) > 79:
                 lines.append(line)
@@ -216,10 +227,27 @@ def _pool(rng: random.Random) -> _Pool:
     return _Pool(tuple(texts), tuple(len(text.encode("utf-8")) for text in texts))
 
 
-def _body(rng: random.Random, pool: _Pool, title: str, index: int, h1: str) -> str:
-    """A body of ``MIN_BODY`` to ``MAX_BODY`` bytes; ``h1`` is ``top``, ``deep`` or ``none``."""
+def _own_text(rng: random.Random, words: Vocabulary, subject: list[str]) -> str:
+    """What only this document says: 60-200 words of the ledger's vocabulary, in sentences,
+    naming each subject word of its title 1-3 times, 7 times in 10."""
+    drawn = words.draw(rng, rng.randint(60, 200))
+    for word in subject:
+        if rng.random() < 0.7:
+            for _ in range(rng.randint(1, 3)):
+                drawn.insert(rng.randrange(len(drawn) + 1), word)
+    sentences = []
+    while drawn:
+        sentence, drawn = " ".join(drawn[:12]), drawn[12:]
+        sentences.append(f"{sentence[0].upper()}{sentence[1:]}.")
+    return _wrapped(sentences)
+
+
+def _body(rng: random.Random, pool: _Pool, title: str, index: int, h1: str, own: str | None = None) -> str:
+    """A body of ``MIN_BODY`` to ``MAX_BODY`` bytes opening with its ``own`` text (by
+    default one sentence after ``Document {index}:``); ``h1`` is ``top``, ``deep`` or ``none``."""
     target = math.exp(rng.uniform(math.log(MIN_BODY), math.log(MAX_BODY - 200)))
-    parts = [f"# {title}\n\n" if h1 == "top" else "", f"Document {index}: {_sentence(rng)}\n\n"]
+    opening = f"Document {index}: {_sentence(rng)}\n\n" if own is None else own
+    parts = [f"# {title}\n\n" if h1 == "top" else "", opening]
     size = sum(len(part.encode("utf-8")) for part in parts)
     deep_at = target / 2 if h1 == "deep" else math.inf
     picks = rng.choices(range(len(pool.texts)), k=64)
@@ -283,16 +311,18 @@ def _nested_blocks(rng: random.Random, kind: str, index: int) -> list[list[str]]
     ]
 
 
-def _frontmatter(rng: random.Random, kind: str, index: int, count: int, slug: str) -> tuple[list[str], str]:
-    """(frontmatter lines, title) of document ``index`` of ``count`` of ``kind``."""
+def _frontmatter(
+    rng: random.Random, words: Vocabulary, kind: str, index: int, count: int, slug: str
+) -> tuple[list[str], str, list[str]]:
+    """(frontmatter lines, title, the title's subject words) of document ``index`` of
+    ``count`` of ``kind``."""
     statuses = {
         "finding": (("current", 40), ("superseded", 30), ("retracted", 10), ("draft", 20)),
         "decision": (("accepted", 40), ("proposed", 20), ("superseded", 30), ("rejected", 10)),
         "experiment": (("done", 80), ("running", 8), ("planned", 5), ("abandoned", 7)),
     }[kind]
     _, updated = ledgers.timestamp(rng, index / count * ledgers.SPAN_DAYS + rng.uniform(-20, 20))
-    words = " ".join(rng.choices(_WORDS, k=rng.randint(3, 10)))  # a plain YAML scalar
-    title = f"{words[0].upper()}{words[1:]} ({kind} {index})"
+    title, subject = words.title(rng)  # a plain YAML scalar
     if rng.random() < 0.1:
         title = f"{rng.choice(_FOREIGN)} — {title}"
     lines = [f"title: {title}"] if rng.random() < 0.85 else []
@@ -313,7 +343,7 @@ def _frontmatter(rng: random.Random, kind: str, index: int, count: int, slug: st
     while len(lines) < target:
         filler += 1
         lines.append(f"extra_{filler}: {rng.choice(_WORDS)}")
-    return lines, title
+    return lines, title, subject
 
 
 # ---------------------------------------------------------------------------
@@ -326,6 +356,7 @@ _FOLDERS = {"finding": "findings", "decision": "decisions", "experiment": "exper
 def _write_ledger(space: Path, shape: str, documents: int, seed: str) -> dict[str, int]:
     rng = random.Random(seed)
     pool = _pool(rng)
+    words = vocabulary(rng, VOCABULARY)
     ledger = space / ".ledger"
     files: list[tuple[str, str]] = [("agents.md", AGENTS_MD)]
     for number, (slug, title, status) in enumerate(HARNESSES):
@@ -353,12 +384,12 @@ def _write_ledger(space: Path, shape: str, documents: int, seed: str) -> dict[st
     for kind, count in counts.items():
         for index in range(count):
             slug = f"{kind[:3]}-{index:06d}-{rng.choice(_WORDS)}"
-            lines, title = _frontmatter(rng, kind, index, count, slug)
+            lines, title, subject = _frontmatter(rng, words, kind, index, count, slug)
             has_title = lines[0].startswith("title: ")
             # Like documentation pages: a frontmatter title mostly stands in for the H1.
             weights = (30, 0, 70) if has_title else (60, 25, 15)
             h1 = rng.choices(("top", "deep", "none"), weights)[0]
-            body = _body(rng, pool, title, index, h1)
+            body = _body(rng, pool, title, index, h1, _own_text(rng, words, subject))
             body_bytes = len(body.encode("utf-8"))
             bodies["body_bytes_min"] = min(bodies["body_bytes_min"], body_bytes)
             bodies["body_bytes_max"] = max(bodies["body_bytes_max"], body_bytes)

@@ -7,16 +7,17 @@
 Ledgers. ``search-N``: N documents whose bodies are 80-200 words drawn from a Zipf-like
 vocabulary of 30,000 words, and whose titles name a subject, as real titles do: 4-7
 words, most of them drawn from the vocabulary without its 100 most frequent words, which
-the body then mentions a few times (``_title``). ``search-10000-zipf-titles``: the
+the body then mentions a few times (``vocabulary.Vocabulary.title``). ``search-10000-zipf-titles``: the
 first generator, titles drawn like body text, kept as a diagnostic: its titles are near
 duplicates (a word like ``dordor`` is in nearly every one), so no ranking can find many
 of them; the first ``separable`` column says for how many samples at most four other
 documents hold every query word in their title. ``findings-2500`` and
 ``experiments-2500``: the real-shaped long-body ledgers of ``long_ledgers.py``
-(documentation-sized Markdown, rich frontmatter, the benchmark's other suite); their
-generator recycles sentences, so even a body's rarest words are shared by 50-80
-documents: the second ``separable`` column says for how many samples at most four other
-documents hold all three body words anywhere. ``python-docstrings`` and
+(documentation-sized Markdown, rich frontmatter, the benchmark's other suite): their
+Markdown fragments are recycled from a pool, but each title names a subject and each body
+opens with words of its own, as real pages do; the second ``separable`` column says for
+how many samples at most four other documents hold all three body words anywhere.
+``python-docstrings`` and
 ``python-modules``: real prose, the running Python's standard library read with ``ast``
 (one document per documented function or class, and one per module that documents
 itself at length: 2-70 KB bodies).
@@ -36,9 +37,7 @@ the ranked lists kept after the queries (bounded by ``CACHED_POSTINGS``).
 from __future__ import annotations
 
 import ast
-import bisect
 import gc
-import itertools
 import json
 import random
 import statistics
@@ -56,53 +55,10 @@ from ledger_context.search.terms import terms
 from long_ledgers import generate_long_space
 from machine import BENCH_DIR
 from spaces import cached_space, wait_until
+from vocabulary import vocabulary
 
 SEED = "ledger-context search bench v1"
 KINDS = (("findings", 0.3), ("decisions", 0.2), ("experiments", 0.5))
-
-
-def _vocabulary(rng: random.Random, size: int) -> list[str]:
-    syllables = [
-        "ka",
-        "lo",
-        "mi",
-        "ne",
-        "ru",
-        "sa",
-        "to",
-        "vi",
-        "xe",
-        "zu",
-        "pra",
-        "sten",
-        "qua",
-        "dor",
-        "fel",
-    ]
-    words: set[str] = set()
-    while len(words) < size:
-        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
-    return sorted(words)
-
-
-HEAD_WORDS = 100
-"""The vocabulary's most frequent words, the function words of its text: few in titles."""
-
-
-def _title(rng: random.Random, vocabulary: list[str], cumulative: list[float]) -> tuple[str, list[str]]:
-    """A title of 4-7 words and its subject words: each word is, one time in four, one of
-    the :data:`HEAD_WORDS` (like "the", "for"), else a word of the rest of the vocabulary
-    drawn with its frequency (a real title names what the document is about)."""
-    words, subject = [], []
-    head_total = cumulative[HEAD_WORDS - 1]
-    for _ in range(rng.randint(4, 7)):
-        if rng.random() < 0.25:
-            words.append(rng.choices(vocabulary[:HEAD_WORDS], cum_weights=cumulative[:HEAD_WORDS])[0])
-        else:
-            at = bisect.bisect_left(cumulative, rng.uniform(head_total, cumulative[-1]))
-            words.append(vocabulary[min(at, len(vocabulary) - 1)])
-            subject.append(words[-1])
-    return " ".join(words).capitalize(), subject
 
 
 def _write(space: Path, documents: int, zipf_titles: bool = False) -> dict[str, int]:
@@ -111,23 +67,22 @@ def _write(space: Path, documents: int, zipf_titles: bool = False) -> dict[str, 
     each subject word of the title 1-3 times, 7 times in 10 (``zipf_titles``: the first
     generator, titles drawn like the body)."""
     rng = random.Random(f"{SEED} {documents}")
-    vocabulary = _vocabulary(rng, 30_000)
-    weights = [1.0 / (rank + 1) for rank in range(len(vocabulary))]
-    cumulative = list(itertools.accumulate(weights))
+    words = vocabulary(rng, 30_000)
+    weights = [1.0 / (rank + 1) for rank in range(len(words.words))]
     total = 0
     for index in range(documents):
         folder = rng.choices([k for k, _ in KINDS], [w for _, w in KINDS])[0]
         if zipf_titles:
-            title = " ".join(rng.choices(vocabulary, weights, k=rng.randint(4, 7))).capitalize()
-            words = rng.choices(vocabulary, weights, k=rng.randint(80, 200))
+            title = " ".join(rng.choices(words.words, weights, k=rng.randint(4, 7))).capitalize()
+            text_words = rng.choices(words.words, weights, k=rng.randint(80, 200))
         else:
-            title, subject = _title(rng, vocabulary, cumulative)
-            words = rng.choices(vocabulary, cum_weights=cumulative, k=rng.randint(80, 200))
+            title, subject = words.title(rng)
+            text_words = words.draw(rng, rng.randint(80, 200))
             for word in subject:
                 if rng.random() < 0.7:
                     for _ in range(rng.randint(1, 3)):
-                        words.insert(rng.randrange(len(words) + 1), word)
-        body = " ".join(words)
+                        text_words.insert(rng.randrange(len(text_words) + 1), word)
+        body = " ".join(text_words)
         status = rng.choice(("current", "draft", "accepted", "done"))
         text = (
             f"---\ntitle: {title}\nstatus: {status}\n"

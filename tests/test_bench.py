@@ -105,6 +105,27 @@ def test_long_body_documents_have_the_promised_shape(tmp_path: Path) -> None:
     assert 0.7 * len(docs) <= titled < len(docs)  # most give a title, some leave it to the H1
 
 
+def test_long_body_titles_name_a_subject_and_bodies_open_with_words_of_their_own(tmp_path: Path) -> None:
+    # Known-item search is measured on these ledgers: with a small fixed word list, titles
+    # and bodies were near copies and no ranking could tell them apart.
+    space = long_ledgers.generate_long_space(tmp_path, "findings", 200)
+    docs = _documents(space.path)
+    titles = [
+        line.removeprefix("title: ")
+        for _, front, _ in docs
+        for line in front[:1]
+        if line.startswith("title: ")
+    ]
+    assert len(set(titles)) == len(titles) > 150
+    words = [set(re.findall(r"\w+", body.lower())) for _, _, body in docs]
+    held: dict[str, int] = {}
+    for found in words:
+        for word in found:
+            held[word] = held.get(word, 0) + 1
+    own = sum(1 for found in words if sum(1 for word in found if held[word] == 1) >= 3)
+    assert own >= 0.95 * len(docs)  # three words no other document holds
+
+
 def test_long_body_ledgers_are_deterministic_and_reused(tmp_path: Path) -> None:
     first = long_ledgers.generate_long_space(tmp_path / "a", "decisions", 40)
     second = long_ledgers.generate_long_space(tmp_path / "b", "decisions", 40)
