@@ -496,12 +496,12 @@ def test_every_command_gives_the_same_bytes_with_the_index_off_cold_warm_or_garb
         states[state] = states.get(state) or err.decode()
         assert status == off[0]
     if command[0] == "explain" and command[-1] == "--json":
-        assert states == {"cold": "", "warm": "", "garbage": "rebuilt (the index was not an index file)"}
+        assert states == {"cold": "", "warm": "", "garbage": "rebuilt (the file is not an index)"}
     if command[0] == "check":  # a fault of the index is said once, on stderr
         assert states == {
             "cold": "",
             "warm": "",
-            "garbage": "index: rebuilt (the index was not an index file)\n",
+            "garbage": "index: rebuilt (the file is not an index)\n",
         }
 
 

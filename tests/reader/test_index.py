@@ -100,13 +100,13 @@ def test_the_name_is_the_sha256_of_the_real_path(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("spoil", "fault"),
     [
-        (lambda data: b"garbage" * 100, "not an index file"),
-        (lambda data: data[: len(data) // 2], "its MAC does not verify (truncated or edited)"),
+        (lambda data: b"garbage" * 100, "the file is not an index"),
+        (lambda data: data[: len(data) // 2], "the index's MAC does not verify (truncated or edited)"),
         (
             lambda data: data.replace(b'"active"', b'"draft!"'),
-            "its MAC does not verify (truncated or edited)",
+            "the index's MAC does not verify (truncated or edited)",
         ),
-        (lambda data: b"", "not an index file"),
+        (lambda data: b"", "the file is not an index"),
     ],
 )
 def test_a_spoilt_file_is_refused(tmp_path: Path, spoil, fault: str) -> None:
@@ -136,12 +136,13 @@ def test_another_version_or_ledger_is_refused(tmp_path: Path) -> None:
     other = write_ledger(tmp_path / "other", {"agents.md": "# A\n"})
     data = encode_index(b"k" * 32, VERSION, space, 1, _entries(space))
     assert decode_index(data, b"k" * 32, {**VERSION, "reader": "0" * 64}, space).fault == (
-        "made by another version or with other settings"
+        "the index was made by another version or with other settings"
     )
     assert decode_index(data, b"k" * 32, version_key(None) | {"python": [2, 7]}, space).fault is not None
-    assert decode_index(data, b"k" * 32, VERSION, other).fault == "made for another ledger"
+    assert decode_index(data, b"k" * 32, VERSION, other).fault == "the index was made for another ledger"
     assert (
-        decode_index(data, b"x" * 32, VERSION, space).fault == "its MAC does not verify (truncated or edited)"
+        decode_index(data, b"x" * 32, VERSION, space).fault
+        == "the index's MAC does not verify (truncated or edited)"
     )
 
 
@@ -163,7 +164,9 @@ def test_a_link_in_place_of_the_index_is_refused(tmp_path: Path) -> None:
     real.write_bytes(path.read_bytes())
     path.unlink()
     path.symlink_to(real)
-    assert load_index(options, space, VERSION).fault == "a symbolic link in place of the file"
+    assert (
+        load_index(options, space, VERSION).fault == "the index file is a symbolic link in place of the file"
+    )
     # Writing replaces the link itself, never the file it names.
     assert save_index(options, space, VERSION, []) is None
     assert not path.is_symlink() and real.read_bytes() != path.read_bytes()
@@ -175,7 +178,7 @@ def test_a_file_or_folder_others_may_write_is_refused(tmp_path: Path) -> None:
     save_index(options, space, VERSION, _entries(space))
     path = index_path(options, space)
     path.chmod(0o666)
-    assert load_index(options, space, VERSION).fault == "writable by others"
+    assert load_index(options, space, VERSION).fault == "the index file is writable by others"
     path.chmod(0o600)
     options.directory.chmod(0o777)
     assert load_index(options, space, VERSION).fault == "the cache folder is writable by others"

@@ -180,7 +180,7 @@ def test_every_state_of_the_index_gives_the_same_bytes(tmp_path: Path, seed: int
             spoil(_index_file(folder))
             spoilt, build = _outputs(space, replace(off, index=IndexOptions(folder)))
             assert spoilt == expected, name
-            assert is_fault(build.index) and build.index.startswith("rebuilt (the index was"), build.index
+            assert is_fault(build.index) and build.index.startswith("rebuilt (the "), build.index
         folder = tmp_path / f"promoted{round_}"
         shutil.copytree(warm, folder)
         _remac(folder, _promote)
@@ -272,8 +272,22 @@ def test_garbage_in_place_of_the_index(tmp_path: Path) -> None:
     space, folder = _fault_space(tmp_path)
     index_path(IndexOptions(folder), space).write_bytes(b"\0garbage" * 1000)
     build = _builds_the_same(space, folder)
-    assert build.index == "rebuilt (the index was not an index file)"
+    assert build.index == "rebuilt (the file is not an index)"
     assert _builds_the_same(space, folder).index == "used (3 of 3 files from the index)"  # reported once
+
+
+def test_every_fault_reads_as_a_sentence_of_its_own(tmp_path: Path) -> None:
+    # Was "rebuilt (the index was the cache folder is writable by others)".
+    space, folder = _fault_space(tmp_path)
+    index_path(IndexOptions(folder), space).chmod(0o666)
+    assert _builds_the_same(space, folder).index == "rebuilt (the index file is writable by others)"
+    folder.chmod(0o777)
+    try:
+        assert _builds_the_same(space, folder).index.startswith(
+            "rebuilt (the cache folder is writable by others)"
+        )
+    finally:
+        folder.chmod(0o700)
 
 
 def test_a_symbolic_link_to_another_file_in_place_of_the_index(tmp_path: Path) -> None:
@@ -284,7 +298,7 @@ def test_a_symbolic_link_to_another_file_in_place_of_the_index(tmp_path: Path) -
     path.unlink()
     path.symlink_to(other)
     build = _builds_the_same(space, folder)
-    assert build.index == "rebuilt (the index was a symbolic link in place of the file)"
+    assert build.index == "rebuilt (the index file is a symbolic link in place of the file)"
     assert not path.is_symlink() and other.read_bytes().startswith(MAGIC)
 
 

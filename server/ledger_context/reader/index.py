@@ -169,7 +169,7 @@ def _private_file(fd: int, limit: int) -> str | None:
 
 def _open_private(path: Path, limit: int) -> tuple[bytes | None, str | None]:
     """The bytes of the private file at ``path`` (``None`` and why when it is missing, a
-    link, or not private)."""
+    link, or not private: what follows "the file is")."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
@@ -178,7 +178,7 @@ def _open_private(path: Path, limit: int) -> tuple[bytes | None, str | None]:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return None, "a symbolic link in place of the file"
-        return None, f"cannot be opened ({exc.strerror or exc})"
+        return None, f"unopenable ({exc.strerror or exc})"
     try:
         fault = _private_file(fd, limit)
         if fault is not None:
@@ -188,7 +188,7 @@ def _open_private(path: Path, limit: int) -> tuple[bytes | None, str | None]:
             chunks.append(chunk)
         return b"".join(chunks), None
     except OSError as exc:
-        return None, f"cannot be read ({exc.strerror or exc})"
+        return None, f"unreadable ({exc.strerror or exc})"
     finally:
         os.close(fd)
 
@@ -319,19 +319,19 @@ def decode_index(data: bytes, key: bytes, version: dict[str, Any], space: Path) 
     that does not verify (tampered or truncated), another version or another ledger."""
     head = len(MAGIC) + 65
     if not data.startswith(MAGIC) or len(data) < head or data[head - 1 : head] != b"\n":
-        return Loaded({}, fault="not an index file")
+        return Loaded({}, fault="the file is not an index")
     body = data[head:]
     expected = hmac.new(key, body, hashlib.sha256).hexdigest().encode("ascii")
     if not hmac.compare_digest(expected, data[len(MAGIC) : head - 1]):
-        return Loaded({}, fault="its MAC does not verify (truncated or edited)")
+        return Loaded({}, fault="the index's MAC does not verify (truncated or edited)")
     import json
 
     try:
         parsed = json.loads(body)
         if parsed["version"] != version:
-            return Loaded({}, fault="made by another version or with other settings")
+            return Loaded({}, fault="the index was made by another version or with other settings")
         if parsed["space"] != os.fsdecode(os.path.realpath(fs_path(space, ""))):
-            return Loaded({}, fault="made for another ledger")
+            return Loaded({}, fault="the index was made for another ledger")
         entries = {}
         for row in parsed["entries"]:
             path, identity, result = _entry(row)
@@ -341,17 +341,18 @@ def decode_index(data: bytes, key: bytes, version: dict[str, Any], space: Path) 
             raise ValueError("not a moment")
         return Loaded(entries, written_ns)
     except (KeyError, TypeError, ValueError, IndexError, RecursionError):
-        return Loaded({}, fault="not readable as an index")
+        return Loaded({}, fault="the index cannot be parsed")
 
 
 def load_index(options: IndexOptions, space: Path, version: dict[str, Any]) -> Loaded:
-    """Read the index of ``space`` (never raises): its entries, or why none can be used."""
+    """Read the index of ``space`` (never raises): its entries, or why none can be used
+    (``missing``, or a clause that names what is wrong: "the index file is …")."""
     fault = _private_folder(options.directory, create=False)
     if fault is not None:
         return Loaded({}, fault="missing" if fault == "the cache folder does not exist" else fault)
     data, fault = _open_private(index_path(options, space), MAX_INDEX_BYTES)
     if data is None:
-        return Loaded({}, fault=fault)
+        return Loaded({}, fault="missing" if fault == "missing" else f"the index file is {fault}")
     key, fault = user_key(options.directory, create=False)
     if key is None:
         return Loaded({}, fault=fault)

@@ -90,7 +90,7 @@ class IndexUse:
         elif loaded.fault == "missing":
             self.report = "created (there was none)"
         else:
-            self.report = f"rebuilt (the index was {loaded.fault})"
+            self.report = f"rebuilt ({loaded.fault})"
 
     def _take(self, cache: DocumentCache, walk: Walk, loaded: Loaded, blob_length: int | None) -> int:
         if not loaded.entries:
