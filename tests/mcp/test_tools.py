@@ -115,7 +115,10 @@ async def test_an_accepted_document_comes_back_exactly(mode: str) -> None:
     async with Client(create_server(DEMO), mode=mode) as client:  # type: ignore[arg-type]
         result = await client.call_tool("read_document", {"path": DECISION})
         by_uri = await client.call_tool("read_document", {"path": "ledger://document/" + DECISION})
+        dotted = await client.call_tool("read_document", {"path": "./" + DECISION})
     assert result.is_error is False
+    assert dotted.is_error is False and text_of(dotted) == text_of(result)  # as explain_budget reads it
+    assert dotted.meta == result.meta
     assert result.structured_content is None
     assert text_of(result).encode("utf-8") == (DEMO / DECISION).read_bytes()
     size = len((DEMO / DECISION).read_bytes())

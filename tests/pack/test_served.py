@@ -24,6 +24,12 @@ def test_serves_the_text_the_build_read(ledger: Callable[[Files], Path]) -> None
     assert served_text(build, PATH) == TEXT
 
 
+def test_a_leading_dot_slash_names_the_same_document(ledger: Callable[[Files], Path]) -> None:
+    # explain_budget accepted ./.ledger/…, read_document did not.
+    build = build_context(ledger({"decisions/0001-a.md": TEXT}))
+    assert served_text(build, "./" + PATH) == served_text(build, "././" + PATH) == TEXT
+
+
 def test_a_path_the_build_did_not_accept_is_not_found(ledger: Callable[[Files], Path]) -> None:
     build = build_context(ledger({"decisions/0001-a.md": TEXT, "decisions/bad.md": "no frontmatter\n"}))
     for path in (".ledger/decisions/bad.md", ".ledger/decisions/none.md"):

@@ -20,14 +20,15 @@ from ..model.kinds import EXPERIMENTS_IN_PACK, KIND, statuses_text
 from ..model.problems import Problem
 from ..pack.build import ContextBuild
 from ..pack.select import GROUP_OF_KIND, GROUPS, newest_first
+from ..pack.served import canonical_path
 from ..reader.ledger import Document
 from .shorten import shorten
 
 MAX_ANSWER_BYTES = 1024
 """The answer's text, and its structured output as compact JSON, stay under this."""
 
-MAX_QUERY_CHARS = 1024
-"""A longer ``path`` argument is refused: no ledger path is that long."""
+MAX_QUERY_CHARS = 4096
+"""A longer ``path`` argument is refused: no path the walk can open is longer (PATH_MAX)."""
 
 NEAREST = 3
 """How many nearest paths a "not in the ledger" answer names."""
@@ -85,10 +86,7 @@ def _normalise(path: object) -> str:
             f"invalid path: at most {MAX_QUERY_CHARS} characters and no NUL, "
             "e.g. .ledger/decisions/0007-use-jwt.md"
         )
-    path = path.strip().replace("\\", "/")
-    while path.startswith("./"):
-        path = path[2:]
-    return path
+    return canonical_path(path.strip().replace("\\", "/"))
 
 
 def _answer(

@@ -30,6 +30,7 @@ from ..pack.build import ContextBuild
 from ..pack.changes import check_since, since_receipt, unchanged_line
 from ..pack.measure import Measured, measure
 from ..pack.paging import PAGE_BYTES, Page, page_of
+from ..pack.served import canonical_path
 from ..pack.settings import DETAILS, check_detail
 from ..reader.watch import WatchState
 from .access import RootsArg, build_for, served_document
@@ -248,6 +249,7 @@ def _register_read_document(tools: ToolRegistry) -> None:
         build = await build_for(ledgers, roots)
         if path.startswith(DOCUMENT_PREFIX):
             path = unquote(path[len(DOCUMENT_PREFIX) :])
+        path = canonical_path(path)
         text = await served_document(build, path)
         accepted = build.document(path)
         assert accepted is not None  # served_document raised otherwise

@@ -23,6 +23,13 @@ def _shown(value: str) -> str:
     return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
+def canonical_path(path: str) -> str:
+    """``path`` as the build names it: a leading ``./`` (or several) names the same path."""
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
 def served_text(build: ContextBuild, path: str) -> str:
     """The full text of the accepted document at ``path`` (relative to the space), as
     ``build`` read it.
@@ -46,6 +53,7 @@ def served_document(build: ContextBuild, path: str) -> Document:
 def _servable(build: ContextBuild, path: str) -> tuple[SourceFile, Document]:
     """The walked file and the document at ``path``, if the build accepted it and its
     ceiling lets it through; raises otherwise."""
+    path = canonical_path(path)
     parts = path.split("/")
     if not path or path.startswith("/") or "\\" in path or "\0" in path or ".." in parts:
         raise DocumentNotFoundError(
