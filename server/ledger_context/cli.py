@@ -741,6 +741,10 @@ def _since(value: str) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
     from .proof import audit
 
@@ -755,11 +759,15 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         return 0
     if action == "verify":
         checked, bad = audit.verify(path, args.head)
+        rows, chains, anchored = audit.chain_counts(path)
         for problem in bad:
             print(f"mismatch: {problem}", file=sys.stderr)
+        pruned = (
+            f" ({_count(anchored, 'chain starts', 'chains start')} after pruned rows)" if anchored else ""
+        )
         print(
-            f"{checked} packs checked, every row's chain walked, in {display_path(path)}: "
-            f"{len(bad) or 'no'} mismatch(es)"
+            f"{checked} packs and {_count(rows, 'row', 'rows')} in {_count(chains, 'chain', 'chains')} "
+            f"checked{pruned} in {display_path(path)}: {len(bad) or 'no'} mismatch(es)"
         )
         return 1 if bad else 0
     if action == "prune":

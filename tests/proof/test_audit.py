@@ -175,13 +175,35 @@ def test_a_full_queue_drops_and_counts_instead_of_waiting(tmp_path: Path) -> Non
     assert len(audit.list_calls(path)) == 1 + 5 - log.dropped
 
 
+def test_verify_says_how_many_rows_it_walked_and_how_many_chains_start_after_pruned_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A chain cannot show that its oldest rows were deleted with a forged anchor, or that
+    # every row was: the summary says what was left to check, for the operator to weigh.
+    path = tmp_path / "audit.sqlite3"
+    write(path, (record("a"), "a"), (record("b"), "b"), (record("c"), "c")).close()
+    with sqlite3.connect(path) as db:
+        chain, seq, row_hash = db.execute("SELECT chain, seq, row_hash FROM calls ORDER BY seq").fetchone()
+        db.execute("DELETE FROM calls WHERE seq = ?", (seq,))
+        db.execute("INSERT INTO anchors VALUES (?, ?, ?)", (chain, seq, row_hash))
+    assert main(["audit", "verify", "--audit", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "3 packs and 2 rows in 1 chain checked" in out
+    assert "1 chain starts after pruned rows" in out
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM calls")
+        db.execute("DELETE FROM anchors")
+    assert main(["audit", "verify", "--audit", str(path)]) == 0
+    assert "0 rows in 0 chains checked" in capsys.readouterr().out
+
+
 def test_verify_rehashes_every_pack_and_fails_on_a_corrupted_row(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "audit.sqlite3"
     write(path, (record("good"), "good"), (record("also good"), "also good")).close()
     assert main(["audit", "verify", "--audit", str(path)]) == 0
-    assert "2 packs checked" in capsys.readouterr().out
+    assert "2 packs and 2 rows in 1 chain checked" in capsys.readouterr().out
     with sqlite3.connect(path) as db:
         db.execute("UPDATE packs SET body = ? WHERE bytes = 4", (zlib.compress(b"evil"),))
     assert main(["audit", "verify", "--audit", str(path)]) == 1

@@ -658,6 +658,18 @@ def verify(path: Path, head: str | None = None) -> tuple[int, list[str]]:
     return checked, bad
 
 
+def chain_counts(path: Path) -> tuple[int, int, int]:
+    """(rows, chains, chains that start after pruned rows) of the log: what :func:`verify`
+    walked. A chain cannot show its newest rows deleted, nor, to whoever can write the
+    file, its oldest rows deleted under a forged anchor: receipts can (``--head``)."""
+    with _reading(path) as db:
+        rows, chains = db.execute("SELECT COUNT(*), COUNT(DISTINCT chain) FROM calls").fetchone()
+        (anchored,) = db.execute(
+            "SELECT COUNT(*) FROM anchors WHERE chain IN (SELECT DISTINCT chain FROM calls)"
+        ).fetchone()
+    return int(rows), int(chains), int(anchored)
+
+
 def _verify_packs(db: sqlite3.Connection) -> tuple[int, list[str]]:
     bad: list[str] = []
     checked = 0
