@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from ledger_context import build_context
 from ledger_context.model.errors import InvalidArgumentError
+from ledger_context.pack.served import served_document
 from ledger_context.search.result import search, search_json
 from ledger_context.search.terms import terms
 from reference.ledgers import SpaceSpec, spaces, write_space
@@ -29,7 +30,8 @@ def _queries(space: Path) -> list[str]:
     build = build_context(space)
     words: list[str] = ["status", "title", "data"]
     for document in build.ledger.documents:
-        words.extend(terms(document.title)[:2] + terms(document.body)[:1])
+        body = served_document(build, document.path).body or ""  # a build keeps no bodies
+        words.extend(terms(document.title)[:2] + terms(body)[:1])
     return sorted(set(words))[:12]
 
 

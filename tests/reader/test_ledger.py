@@ -13,6 +13,7 @@ from conftest import (
     X,
     assert_skipped,
     deadline,
+    doc,
     harness,
     sparse_document,
     write_ledger,
@@ -138,3 +139,20 @@ def test_a_file_that_grows_past_the_limit_after_the_walk_is_skipped(tmp_path, mo
     result = build_context(space)
     (problem,) = [p for p in result.ledger.problems if p.severity == "error"]
     assert "limit" in problem.message and problem.path.endswith("f.md")
+
+
+def test_a_build_keeps_no_document_bodies(tmp_path):
+    # Kept, 50,000 long documents held 2 GB in every build (the pack never shows a body;
+    # search parses each again, with its checks, when it indexes).
+    space = write_ledger(
+        tmp_path,
+        {
+            "agents.md": "# Agents\n",
+            "findings/f.md": doc(status="current", updated_at="2026-01-01") + "A long body.\n" * 1000,
+            "decisions/d.md": doc(status="rejected") + "Not selected.\n",
+        },
+    )
+    documents = {d.path: d for d in build_context(space).ledger.documents}
+    assert documents[".ledger/findings/f.md"].body is None
+    assert documents[".ledger/decisions/d.md"].body is None
+    assert documents[".ledger/findings/f.md"].title == "f"  # what the body gives is still read

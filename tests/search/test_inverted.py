@@ -13,7 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import doc, write_ledger
-from ledger_context.pack.build import build_context
+from ledger_context.model.document import Document
+from ledger_context.pack.build import ContextBuild, build_context
+from ledger_context.pack.served import served_document
 from ledger_context.search.inverted import K1, SCALE, WEIGHTS, B, SearchIndex, postings_of
 from ledger_context.search.result import _order
 
@@ -27,7 +29,12 @@ def _documents(tmp_path: Path):
             "findings/c.md": doc(title="Other", status="draft") + "nothing here\n",
         },
     )
-    return build_context(space).ledger.documents
+    return _with_bodies(build_context(space))
+
+
+def _with_bodies(build: ContextBuild) -> list[Document]:
+    """The build's documents parsed again with their bodies (a build keeps none)."""
+    return [served_document(build, document.path) for document in build.ledger.documents]
 
 
 def test_postings_count_each_term_per_field(tmp_path: Path) -> None:
@@ -94,7 +101,7 @@ def test_the_threshold_algorithm_keeps_the_rules_first_hits(
                 fields["updated_at"] = f"2026-01-{1 + number % 28:02d}"
             files[f"{folder}/d{number}-{copy}.md"] = doc(**fields) + " ".join(body) + "\n"
     with tempfile.TemporaryDirectory() as tmp:
-        documents = build_context(write_ledger(Path(tmp), files)).ledger.documents
+        documents = _with_bodies(build_context(write_ledger(Path(tmp), files)))
     index = SearchIndex()
     index.sync(documents, None)
     by_path = {d.path: d for d in documents}

@@ -187,7 +187,7 @@ def read_file(
     if data is None:
         return FileResult(None, (unreadable,) if unreadable else (), 0, unchanged)
     git_blob = git_blob_id(data, blob_hash) if blob_hash else None
-    result = parse_document(source.kind, source.path, data, git_blob, yaml=yaml)
+    result = parse_document(source.kind, source.path, data, git_blob, yaml=yaml, keep_body=False)
     return FileResult(result.document, result.problems, result.size, unchanged)
 
 

@@ -39,13 +39,21 @@ _UNKNOWN_CLASS_HINT = "treated as stricter than restricted (withheld under any c
 
 
 def parse_document(
-    kind: str, path: str, data: bytes, git_blob: str | None = None, *, yaml: YamlOptions | None = None
+    kind: str,
+    path: str,
+    data: bytes,
+    git_blob: str | None = None,
+    *,
+    yaml: YamlOptions | None = None,
+    keep_body: bool = True,
 ) -> FileResult:
     """Parse the bytes of the ``kind`` document at ``path``; never raises for a broken file.
 
     Returns the :class:`~ledger_context.model.document.Document` (``None`` when the document is
     invalid and skipped) and every problem met, each naming ``path``. ``git_blob`` is the
-    id git gives ``data``, when the caller knows it; ``yaml`` how frontmatter is loaded.
+    id git gives ``data``, when the caller knows it; ``yaml`` how frontmatter is loaded;
+    without ``keep_body`` the document's body is ``None`` (a build keeps none: the pack
+    never shows one, and a ledger's bodies can be gigabytes in memory).
     """
     size = len(data)
     try:
@@ -93,7 +101,7 @@ def parse_document(
         sha256=sha256,
         git_blob=git_blob,
         yaml_loader=loaded.loader,
-        body=body,
+        body=body if keep_body else None,
     )
     return FileResult(document, tuple(problems), size)
 
