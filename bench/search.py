@@ -48,7 +48,9 @@ import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
+from ledger_context.model.document import Document
 from ledger_context.pack.build import ContextBuild, ContextBuilder
+from ledger_context.pack.served import served_document
 from ledger_context.search.inverted import SearchIndex, postings_of
 from ledger_context.search.result import in_scope, search
 from ledger_context.search.terms import terms
@@ -183,13 +185,13 @@ def _docstring_space(spaces_dir: Path) -> Path:
 
 
 def _known_items(
-    build: ContextBuild, index: SearchIndex, rng: random.Random
+    build: ContextBuild, index: SearchIndex, bodies: dict[str, Document], rng: random.Random
 ) -> tuple[float, float, float, float]:
     """Shares of 200 sampled documents found in the top 5 by title words and by rare body
     words, and for each query the share that at most four other documents hold whole
     (the title query in their titles, the body query anywhere): above that, no ranking
     can be sure to find the document."""
-    documents = [d for d in in_scope(build) if d.kind != "agents"]
+    documents = [bodies[d.path] for d in in_scope(build) if d.kind != "agents"]
     df: dict[str, int] = {}
     in_titles: dict[str, set[str]] = {}
     for document in documents:
@@ -205,7 +207,7 @@ def _known_items(
         top = search(build, " ".join(words), limit=5, index=index).hits
         by_title += any(hit.path == document.path for hit in top)
         separable += len(set.intersection(*(in_titles[word] for word in words))) <= 5
-        body_terms = sorted(set(terms(document.body)), key=lambda t: (df[t], t))[:3]
+        body_terms = sorted(set(terms(document.body or "")), key=lambda t: (df[t], t))[:3]
         top = search(build, " ".join(body_terms), limit=5, index=index).hits
         by_body += any(hit.path == document.path for hit in top)
         holding = [index._inverted[term].keys() for term in body_terms]
@@ -214,11 +216,13 @@ def _known_items(
     return by_title / n, separable / n, by_body / n, body_separable / n
 
 
-def _latency(build: ContextBuild, index: SearchIndex, rng: random.Random) -> tuple[float, float, float]:
+def _latency(
+    build: ContextBuild, index: SearchIndex, bodies: dict[str, Document], rng: random.Random
+) -> tuple[float, float, float]:
     """Warm p50 and p95 of 200 queries after 200 others, and the p95 of those first 200."""
     counts: dict[str, int] = {}
-    for document in in_scope(build):
-        for term in terms(document.body):
+    for document in bodies.values():
+        for term in terms(document.body or ""):
             counts[term] = counts.get(term, 0) + 1
     vocabulary = sorted(counts)
     weights = [counts[t] for t in vocabulary]
@@ -259,21 +263,26 @@ def report(name: str, space: Path) -> tuple[str, tuple[float, float, float]]:
         cold.append(time.perf_counter() - started)
     build = ContextBuilder(space, provenance=False).build()
     scope = in_scope(build)
+
+    def reread(document: Document) -> Document:
+        return served_document(build, document.path)
+
     builds = []
     for _ in range(3):
         gc.collect()
         started = time.perf_counter()
-        SearchIndex().sync(scope, None)
+        SearchIndex().sync(scope, scope, reread)  # a build keeps no bodies: each is read again
         builds.append(time.perf_counter() - started)
     gc.collect()
     tracemalloc.start()
     index = SearchIndex()
-    index.sync(scope, scope)
+    index.sync(scope, scope, reread)
     memory = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
+    bodies = {document.path: reread(document) for document in scope}
     rng = random.Random(f"{SEED} {name}")
-    title, separable, body, body_separable = _known_items(build, index, rng)
-    p50, p95, first = _latency(build, index, rng)
+    title, separable, body, body_separable = _known_items(build, index, bodies, rng)
+    p50, p95, first = _latency(build, index, bodies, rng)
     share = statistics.median(builds) / statistics.median(cold)
     return (
         f"| {name} | {len(scope):,} | {title:.1%} | {separable:.1%} | {body:.1%} | {body_separable:.1%} "

@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from conftest import FIXTURES, server
+from conftest import FIXTURES, server, text_of
 from ledger_context import build_context
 from ledger_context.mcp.server import create_server
 from ledger_context.pack.settings import make_settings
@@ -82,11 +82,12 @@ async def test_the_prompt_names_its_one_argument_when_given_another() -> None:
             )
 
 
-async def test_the_prompt_says_call_again_when_a_hit_changed_since_the_build(
+async def test_the_prompt_keeps_its_pack_and_says_why_when_a_document_changed_since_the_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Found by trying to break the product: a document rewritten during the call failed
-    # with -32603 and "the server log has the details"; the tools say "call again".
+    # with -32603 and "the server log has the details". The pack still stands (what the
+    # build read and classified); only the hits, read again, cannot be given this time.
     from conftest import write_ledger
     from ledger_context.mcp import resources
 
@@ -100,9 +101,12 @@ async def test_the_prompt_says_call_again_when_a_hit_changed_since_the_build(
 
     monkeypatch.setattr(resources, "task_search", rewritten_first)
     async with Client(create_server(tmp_path / "space"), mode="legacy") as client:
-        with pytest.raises(MCPError) as refused:
-            await client.get_prompt("start-task", {"task": "retry budget"})
-    assert (
-        refused.value.error.message
-        == ".ledger/decisions/0001-a.md changed since the pack was built; call again"
+        prompt = await client.get_prompt("start-task", {"task": "retry budget"})
+        pack = text_of(await client.call_tool("get_context", {}))
+    text = prompt.messages[0].content.text  # type: ignore[union-attr]
+    assert "<context-pack>\n" in text and "<search-hits>" not in text
+    assert text.endswith(
+        "</context-pack>\n\n(no search hits this time: .ledger/decisions/0001-a.md changed since "
+        "the pack was built; call again)"
     )
+    assert "status: accepted" in text and "status: accepted" not in pack  # the build's pack, then the new one

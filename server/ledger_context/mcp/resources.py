@@ -10,7 +10,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from ..model.errors import LedgerContextError
+from ..model.errors import DocumentChangedError, LedgerContextError
 from ..model.fields import clean_text
 from ..model.kinds import pack_contents
 from ..search.result import search_text, task_search
@@ -90,7 +90,9 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
             index = ledgers.search_index(build.ledger.space)
             try:
                 found = await anyio.to_thread.run_sync(lambda: task_search(build, task, index))
-            except LedgerContextError as exc:  # a hit changed since the build: "call again"
+            except DocumentChangedError as exc:  # read again to index or show: the pack still stands
+                found, hits = None, f"\n\n(no search hits this time: {exc})"
+            except LedgerContextError as exc:
                 recorder.record(
                     call="prompt start-task", arguments={"task": task}, build=build, ctx=ctx, refused=str(exc)
                 )
