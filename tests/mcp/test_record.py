@@ -244,3 +244,32 @@ def test_a_call_with_an_identity_records_its_subject_client_and_ceiling(tmp_path
     recorder.log.close()
     rows = [(r.subject, r.client_id, r.ceiling) for r in audit.list_calls(path)]
     assert rows == [("carol@example.test", "carol-ide", "internal"), (None, None, None)]
+
+
+@pytest.mark.anyio
+async def test_a_search_with_many_hits_is_recorded_whole(tmp_path: Path) -> None:
+    # Was cut at 1,024 bytes of its JSON: hits sort before the query, so a search of ten
+    # hits lost its query and some hits, and the field was not JSON.
+    log = tmp_path / "audit.sqlite3"
+    task = "router " * 700
+    async with Client(server("--space", str(DEMO), "--audit", str(log)), mode="legacy") as client:  # type: ignore[arg-type]
+        found = await client.call_tool("search_ledger", {"query": "ticket router queue eval", "limit": 10})
+        await client.get_prompt("start-task", {"task": task})
+    hits = [(hit["path"], hit["sha256"]) for hit in _hits(found)]
+    assert len(hits) >= 8
+    search_row, prompt_row = audit.list_calls(log)
+    recorded = json.loads(search_row.arguments)
+    assert recorded["query"] == "ticket router queue eval" and recorded["limit"] == 10
+    assert [(h["path"], h["sha256"]) for h in recorded["hits"]] == hits
+    assert search_row.arguments_bytes == len(search_row.arguments.encode()) > audit.ARGUMENTS_PREFIX_BYTES
+    assert json.loads(prompt_row.arguments)["task"] == task
+    assert audit.verify(log)[1] == []
+    assert audit.pack_body(log, search_row.arguments_sha256) == search_row.arguments.encode()
+
+
+def _hits(result: Any) -> list[dict[str, str]]:
+    """Each hit's path and the SHA-256 of the document, from the structured result and the build."""
+    documents = {d.path: d.sha256 for d in build_context(DEMO).ledger.documents}
+    return [
+        {"path": hit["path"], "sha256": documents[hit["path"]]} for hit in result.structured_content["hits"]
+    ]

@@ -247,6 +247,25 @@ def test_prune_removes_old_calls_and_the_packs_only_they_used(
     assert len(audit.list_calls(path)) == 1
 
 
+def test_prune_removes_packs_also_when_a_refused_call_is_kept_and_keeps_whole_arguments(
+    tmp_path: Path,
+) -> None:
+    # A refused call has no pack (sha256 NULL), and "NOT IN" a list holding NULL is never
+    # true: no pack was ever pruned from a log holding one refusal.
+    path = tmp_path / "audit.sqlite3"
+    refused = replace(record(""), sha256=None, bytes=None, tokens=None, refused="withheld document: x")
+    kept = audit.bounded_arguments({"query": "q", "hits": ["h" * 2000]})
+    searched = replace(record("new"), arguments=kept[0], arguments_bytes=kept[1], arguments_sha256=kept[2])
+    log = AuditLog(path)
+    log.record(record("old", when="2000-01-01T00:00:00.000000Z"), "old")
+    log.record(refused, "")
+    log.record(searched, "new", kept[3])
+    log.close()
+    assert audit.prune(path, 30) == (1, 1)
+    assert [json.loads(r.arguments)["hits"] for r in audit.list_calls(path)[1:]] == [["h" * 2000]]
+    assert audit.verify(path)[1] == []
+
+
 def test_list_filters_and_show_takes_a_unique_prefix(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
@@ -282,7 +301,7 @@ def test_a_record_sqlite_refuses_is_counted_and_costs_no_other_record(tmp_path: 
     log = AuditLog(path)
     broken = record("bad")
     object.__setattr__(broken, "cap_tokens", object())  # sqlite cannot bind it
-    log._queue.put((broken, b"bad"))  # in one batch with the good ones
+    log._queue.put((broken, b"bad", b""))  # in one batch with the good ones
     log.record(record("good"), "good")
     log.record(record("good"), "good")
     assert log.flush()
@@ -346,7 +365,8 @@ def test_lone_surrogates_in_any_field_cost_no_record(tmp_path: Path) -> None:
 
 def test_arguments_are_kept_as_a_digest_and_a_capped_prefix() -> None:
     huge = {"path": "é" * 8_000_000}
-    shown, size, digest = audit.bounded_arguments(huge)
+    shown, size, digest, whole = audit.bounded_arguments(huge)
+    assert whole == b""  # over MAX_KEPT_ARGUMENTS_BYTES: prefix, size and digest only
     full = audit.arguments_json(huge).encode("utf-8")
     assert (size, digest) == (len(full), hashlib.sha256(full).hexdigest())
     assert len(shown.encode("utf-8")) <= audit.ARGUMENTS_PREFIX_BYTES

@@ -53,8 +53,11 @@ class Recorder:
         if self.log is None:
             return None
         try:
+            bounded = bounded_arguments(arguments)
             return self.log.record(
-                _call_record(call, arguments, build, ctx, served, refused), _pack(build, refused)
+                _call_record(call, bounded[:3], build, ctx, served, refused),
+                _pack(build, refused),
+                bounded[3],
             )
         except Exception:  # recording must never fail the call it records
             logger.exception("ledger-context: could not record %s in the audit log", call)
@@ -67,7 +70,7 @@ def _pack(build: ContextBuild | None, refused: str | None) -> str:
 
 def _call_record(
     call: str,
-    arguments: dict[str, Any],
+    arguments: tuple[str, int, str],
     build: ContextBuild | None,
     ctx: Context | None,
     served: Document | None,
@@ -75,7 +78,7 @@ def _call_record(
 ) -> CallRecord:
     name, version, protocol = _client_of(ctx)
     identity = IDENTITY.get()
-    shown, size, digest = bounded_arguments(arguments)
+    shown, size, digest = arguments  # as bounded_arguments keeps them
     common: dict[str, Any] = {
         "time": utc_now(),
         "client_name": name,

@@ -57,7 +57,12 @@ BUSY_TIMEOUT_MS = 10_000
 QUEUE_SIZE = 1000
 _SCHEMA_VERSION = 3
 ARGUMENTS_PREFIX_BYTES = 1024
-"""The most of a call's arguments (as JSON) a record keeps; the rest is in its digest."""
+"""The most of a call's arguments (as JSON) a row holds; longer ones are in its digest, and
+kept whole beside the packs up to :data:`MAX_KEPT_ARGUMENTS_BYTES`."""
+MAX_KEPT_ARGUMENTS_BYTES = 256 * 1024
+"""Arguments longer than the prefix are kept whole (in ``packs``, under their SHA-256) up to
+this size: a search's hits, a long task. A larger client argument keeps only its prefix,
+size and digest, so no client can grow the log by more than this a call."""
 _REOPEN_AFTER_S = 30.0
 
 _SCHEMA = """
@@ -187,12 +192,15 @@ def arguments_json(arguments: dict[str, Any]) -> str:
     return storable(json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=repr))
 
 
-def bounded_arguments(arguments: dict[str, Any]) -> tuple[str, int, str]:
+def bounded_arguments(arguments: dict[str, Any]) -> tuple[str, int, str, bytes]:
     """``arguments`` as a record keeps them: (the first :data:`ARGUMENTS_PREFIX_BYTES` of
-    their JSON, cut between code points; the JSON's size in bytes; its SHA-256)."""
+    their JSON, cut between code points; the JSON's size in bytes; its SHA-256; the whole
+    JSON when the prefix is cut and it is at most :data:`MAX_KEPT_ARGUMENTS_BYTES`, else
+    empty)."""
     data = arguments_json(arguments).encode("utf-8")
     prefix = data[:ARGUMENTS_PREFIX_BYTES].decode("utf-8", "ignore")
-    return prefix, len(data), hashlib.sha256(data).hexdigest()
+    whole = data if ARGUMENTS_PREFIX_BYTES < len(data) <= MAX_KEPT_ARGUMENTS_BYTES else b""
+    return prefix, len(data), hashlib.sha256(data).hexdigest(), whole
 
 
 def default_path(environ: Mapping[str, str]) -> Path:
@@ -320,19 +328,25 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
-def _insert(db: sqlite3.Connection, record: CallRecord, pack: bytes) -> None:
-    # The body is looked up in the same transaction as the row, so a concurrent prune
+def _insert(db: sqlite3.Connection, record: CallRecord, pack: bytes, arguments: bytes) -> None:
+    # The bodies are looked up in the same transaction as the row, so a concurrent prune
     # can never leave a row whose pack is gone.
+    _store_body(db, record.sha256, pack)
+    _store_body(db, record.arguments_sha256 if arguments else None, arguments)
+    row = astuple(record)
+    db.execute(f"INSERT INTO calls ({_COLUMNS}) VALUES ({', '.join('?' * len(row))})", row)
+
+
+def _store_body(db: sqlite3.Connection, sha256: str | None, body: bytes) -> None:
+    """Keep ``body`` once under its ``sha256`` (``None``: nothing to keep)."""
     if (
-        record.sha256 is not None
-        and db.execute("SELECT 1 FROM packs WHERE sha256 = ?", (record.sha256,)).fetchone() is None
+        sha256 is not None
+        and db.execute("SELECT 1 FROM packs WHERE sha256 = ?", (sha256,)).fetchone() is None
     ):
         db.execute(
             "INSERT INTO packs (sha256, bytes, body) VALUES (?, ?, ?)",
-            (record.sha256, len(pack), zlib.compress(pack, 6)),
+            (sha256, len(body), zlib.compress(body, 6)),
         )
-    row = astuple(record)
-    db.execute(f"INSERT INTO calls ({_COLUMNS}) VALUES ({', '.join('?' * len(row))})", row)
 
 
 def _prune(db: sqlite3.Connection, keep_days: int) -> tuple[int, int]:
@@ -345,7 +359,11 @@ def _prune(db: sqlite3.Connection, keep_days: int) -> tuple[int, int]:
             (cutoff,),
         )
         calls = db.execute("DELETE FROM calls WHERE time < ?", (cutoff,)).rowcount
-        packs = db.execute("DELETE FROM packs WHERE sha256 NOT IN (SELECT sha256 FROM calls)").rowcount
+        # IS NOT NULL: a refused call has no pack, and NOT IN a list holding NULL is never true.
+        packs = db.execute(
+            "DELETE FROM packs WHERE sha256 NOT IN (SELECT sha256 FROM calls WHERE sha256 IS NOT NULL)"
+            " AND sha256 NOT IN (SELECT arguments_sha256 FROM calls)"
+        ).rowcount
     return calls, packs
 
 
@@ -364,7 +382,7 @@ class AuditLog:
         """Records not written: the queue was full, or the log was failing."""
         self.written = 0
         self._failure: str | None = None
-        self._queue: queue.Queue[tuple[CallRecord, bytes] | None] = queue.Queue(queue_size)
+        self._queue: queue.Queue[tuple[CallRecord, bytes, bytes] | None] = queue.Queue(queue_size)
         self.chain = secrets.token_hex(8)
         """This log's chain: the rows this server run writes, each linked to the one before."""
         self._seq = 0
@@ -387,18 +405,19 @@ class AuditLog:
             return "ok"
         return f"failing: {self._failure} ({self.dropped} records not written)"
 
-    def record(self, record: CallRecord, pack: str) -> str | None:
-        """Queue ``record`` with its pack text as the next row of this log's chain; never
-        blocks, never raises. The row's hash (the chain head), or ``None`` when the
-        record was dropped (the chain then goes on without it)."""
+    def record(self, record: CallRecord, pack: str, arguments: bytes = b"") -> str | None:
+        """Queue ``record`` with its pack text (and its whole ``arguments`` JSON, when the
+        row holds only a prefix: :func:`bounded_arguments`) as the next row of this log's
+        chain; never blocks, never raises. The row's hash (the chain head), or ``None``
+        when the record was dropped (the chain then goes on without it)."""
         try:
-            return self._link_and_queue(record, pack.encode("utf-8", "surrogatepass"))
+            return self._link_and_queue(record, pack.encode("utf-8", "surrogatepass"), arguments)
         except Exception:  # the request path: count it, never fail the call
             logger.exception("ledger-context: could not record %s", record.call)
             self.dropped += 1
             return None
 
-    def _link_and_queue(self, record: CallRecord, body: bytes) -> str | None:
+    def _link_and_queue(self, record: CallRecord, body: bytes, arguments: bytes) -> str | None:
         if self._failure is not None and self._db is None and time.monotonic() < self._retry_at:
             # The log cannot be opened now: the writer would drop this record, so no receipt
             # may name it (its audit_head is None) and the count says so at once.
@@ -410,7 +429,7 @@ class AuditLog:
             )
             linked = replace(linked, row_hash=chain.row_hash(self._head, astuple(linked)[:-1]))
             try:
-                self._queue.put_nowait((linked, body))
+                self._queue.put_nowait((linked, body, arguments))
             except queue.Full:  # logged once, not per record: this is the request path
                 self.dropped += 1
                 self._fail("the writer is behind and its queue is full")
@@ -491,7 +510,7 @@ class AuditLog:
                     self._db.close()
                 return
 
-    def _write(self, records: list[tuple[CallRecord, bytes]]) -> None:
+    def _write(self, records: list[tuple[CallRecord, bytes, bytes]]) -> None:
         if self._db is not None and _file_identity(self.path) != self._identity:
             # The file was removed or replaced under the server: writing on would go to a
             # file nobody can read. Open (create) the log at its path again.
@@ -506,8 +525,8 @@ class AuditLog:
         lost = 0
         try:
             with _transaction(db):
-                for record, pack in records:
-                    lost += _insert_alone(db, record, pack)
+                for record, pack, arguments in records:
+                    lost += _insert_alone(db, record, pack, arguments)
         except Exception as exc:  # the writer thread must outlive any fault, or calls would queue up
             self.dropped += len(records)
             self._fail(f"cannot write: {_reason(exc)}")
@@ -522,12 +541,12 @@ class AuditLog:
             self._failure = None
 
 
-def _insert_alone(db: sqlite3.Connection, record: CallRecord, pack: bytes) -> int:
+def _insert_alone(db: sqlite3.Connection, record: CallRecord, pack: bytes, arguments: bytes) -> int:
     """Insert one record in a savepoint, so that a record SQLite refuses costs no other:
     0 when written, 1 when refused (logged)."""
     db.execute("SAVEPOINT one_record")
     try:
-        _insert(db, record, pack)
+        _insert(db, record, pack, arguments)
     except (sqlite3.Error, ValueError) as exc:
         db.execute("ROLLBACK TO one_record")
         db.execute("RELEASE one_record")
@@ -598,7 +617,9 @@ _COLUMNS = ", ".join("commit_id" if name == "commit" else name for name in _FIEL
 
 def list_calls(path: Path, space: str | None = None, since: str | None = None) -> list[CallRecord]:
     """Every recorded call, oldest first; only those of ``space`` and at or after ``since``
-    (UTC text as :func:`utc_now` writes it) when given."""
+    (UTC text as :func:`utc_now` writes it) when given. A row whose arguments were kept
+    whole (:data:`MAX_KEPT_ARGUMENTS_BYTES`) gives them whole, if they still hash to its
+    ``arguments_sha256``; otherwise its prefix."""
     with _reading(path) as db:
         query = f"SELECT {_COLUMNS} FROM calls WHERE 1"
         params: list[Any] = []
@@ -609,7 +630,20 @@ def list_calls(path: Path, space: str | None = None, since: str | None = None) -
             query += " AND time >= ?"
             params.append(since)
         rows = db.execute(query + " ORDER BY time, id", params).fetchall()
-        return [_as_recorded(dict(zip(_FIELDS, row, strict=True))) for row in rows]
+        return [_whole_arguments(db, _as_recorded(dict(zip(_FIELDS, row, strict=True)))) for row in rows]
+
+
+def _whole_arguments(db: sqlite3.Connection, record: CallRecord) -> CallRecord:
+    if record.arguments_bytes is None or record.arguments_bytes <= len(record.arguments.encode("utf-8")):
+        return record
+    row = db.execute("SELECT body FROM packs WHERE sha256 = ?", (record.arguments_sha256,)).fetchone()
+    try:
+        data = zlib.decompress(row[0]) if row is not None else b""
+    except zlib.error:
+        return record
+    if hashlib.sha256(data).hexdigest() != record.arguments_sha256:
+        return record
+    return replace(record, arguments=data.decode("utf-8", "surrogateescape"))
 
 
 def _as_recorded(values: dict[str, Any]) -> CallRecord:
