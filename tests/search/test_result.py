@@ -162,3 +162,31 @@ def test_the_task_search_takes_the_first_distinct_terms_of_any_task(tmp_path: Pa
     found = task_search(build, "Fix the router sweep " + " ".join(f"w{i}" for i in range(100)))
     assert found is not None and found.hits[0].kind == "experiment" and len(found.terms) == 32
     assert task_search(build, "!!!") is None
+
+
+def test_searched_counts_the_documents_of_the_kind_asked_for(tmp_path: Path) -> None:
+    # Was the whole scope whatever the kind: "(kind agents, 301 searched …)".
+    build = build_context(_space(tmp_path))
+    everything = search(build, "router")
+    assert search(build, "router", kind="experiment").searched == 1 < everything.searched
+    assert "(kind finding, 2 searched;" in search_text(search(build, "router", kind="finding"))
+
+
+def test_the_text_readout_escapes_bidirectional_controls(tmp_path: Path) -> None:
+    # A title holding U+202E reordered the hit's lines in a terminal; the JSON keeps it as is.
+    space = write_ledger(
+        tmp_path, {"findings/f.md": doc(title="Safe \u202eevil", status="current") + "router\n"}
+    )
+    result = search(build_context(space), "router")
+    text = search_text(result)
+    assert "   Safe \\u202eevil\n" in text and "\u202e" not in text
+    assert result.hits[0].title == "Safe \u202eevil"
+
+
+def test_a_long_task_is_cut_at_the_end_of_a_word(tmp_path: Path) -> None:
+    # Was cut at 4,096 characters mid-word: "routed " * 700 searched "routed r".
+    build = build_context(_space(tmp_path))
+    found = task_search(build, "router " * 700)
+    assert found is not None and found.terms == ["router"]
+    unbroken = task_search(build, "路由" * 2100 + " router")  # no space before the cut: cut there
+    assert unbroken is not None and unbroken.terms == ["路由", "由路"]

@@ -17,6 +17,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # Printable ASCII words separated by single spaces: what most titles and slugs are.
 _ALREADY_CLEAN = re.compile(r"[!-~]+(?: [!-~]+)*")
 _EPOCH = datetime(1970, 1, 1)
+BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+"""Bidirectional overrides and isolates: they make a line read differently from its text."""
 
 
 def is_missing(value: Any) -> bool:
@@ -40,6 +42,12 @@ def clean_text(text: str) -> str:
     text = _CONTROL.sub(" ", text)
     text = _SURROGATE.sub("\ufffd", text)
     return " ".join(text.split())
+
+
+def bidi_escaped(text: str) -> str:
+    """``text`` with each :data:`BIDI_CONTROLS` character written as its ``\\uXXXX`` escape,
+    for readouts of our own (the pack's title lines keep them, spec §3)."""
+    return BIDI_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def status_of(value: Any) -> str | None:

@@ -12,14 +12,21 @@ block shows, is computed for a selected eval alone.
 from __future__ import annotations
 
 import hashlib
-import re
 from functools import lru_cache
 from typing import Any
 
 from ..model.classify import UNKNOWN, declared_class
 from ..model.date_shape import date_shape
 from ..model.document import DATED_KINDS, Document, FileResult
-from ..model.fields import Timestamp, is_missing, parse_updated_at, slug_of, status_of, title_of
+from ..model.fields import (
+    BIDI_CONTROLS,
+    Timestamp,
+    is_missing,
+    parse_updated_at,
+    slug_of,
+    status_of,
+    title_of,
+)
 from ..model.kinds import KIND
 from ..model.problems import Problem
 from .frontmatter import (
@@ -80,7 +87,7 @@ def parse_document(
     given = bool(title)
     if not title:
         title = title_of(None, first_h1(body), slug)
-    if renders_title(kind, status) and _BIDI.search(title):
+    if renders_title(kind, status) and BIDI_CONTROLS.search(title):
         # Only a title line can be misread: a title the pack never shows is not reported.
         position = keys.find("title") if given else (None, None)
         problems.append(Problem(path, "warning", _BIDI_MESSAGE, *position))
@@ -291,7 +298,6 @@ def undated_message(kind: str, status: str | None, value: Any) -> str:
 
 
 _KNOWN_FIELDS = ("status", "updated_at", "slug", "title")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _BIDI_MESSAGE = (
     "the title holds a bidirectional override or isolate character (U+202A-U+202E, "
     "U+2066-U+2069), so its title line can read differently from its text; remove it "

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..model.document import KINDS, Document
 from ..model.errors import InvalidArgumentError
-from ..model.fields import clean_text
+from ..model.fields import bidi_escaped, clean_text
 from ..pack.build import ContextBuild
 from ..pack.served import served_document
 from .inverted import FIELDS, SCALE, SearchIndex
@@ -181,7 +181,7 @@ def search(
         terms=wanted,
         kind=kind,
         limit=limit,
-        searched=len(scope),
+        searched=len(scope) if kind is None else sum(1 for document in scope if document.kind == kind),
         matching=matching,
         hits=hits,
         omitted=0,
@@ -205,8 +205,15 @@ PROMPT_HITS = 5
 def task_search(build: ContextBuild, task: str, index: SearchIndex | None = None) -> SearchResult | None:
     """The top :data:`PROMPT_HITS` hits for a task written in words, ``None`` when the
     task holds no searchable term. A long task is searched by its first
-    :data:`MAX_QUERY_TERMS` distinct terms, never refused."""
-    wanted = list(dict.fromkeys(terms(task[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
+    :data:`MAX_QUERY_TERMS` distinct terms within its first :data:`MAX_QUERY_CHARS`
+    characters, cut after the last whole word there; never refused."""
+    head = task[:MAX_QUERY_CHARS]
+    if len(task) > MAX_QUERY_CHARS and not task[MAX_QUERY_CHARS].isspace():
+        end = len(head)
+        while end and not head[end - 1].isspace():
+            end -= 1
+        head = head[:end] or head  # a text without spaces (CJK) is cut where it is
+    wanted = list(dict.fromkeys(terms(head)))[:MAX_QUERY_TERMS]
     if not wanted:
         return None
     return search(build, " ".join(wanted), None, PROMPT_HITS, index)
@@ -286,14 +293,14 @@ def search_text(result: SearchResult) -> str:
     for hit in result.hits:
         facts = [
             hit.kind,
-            hit.status or "no status",
+            bidi_escaped(hit.status or "no status"),
             hit.updated_at or "undated",
             hit.data_class or "no class",
         ]
         if hit.in_pack:
             facts.append("in the pack")
         lines.append(f"{hit.rank}. {hit.path} [{', '.join(facts)}] score {hit.score:.3f}")
-        lines.append(f"   {hit.title}")
+        lines.append(f"   {bidi_escaped(hit.title)}")
         matched = "; ".join(
             f"{name} {', '.join(found)}"
             for name, found in zip(
@@ -303,7 +310,7 @@ def search_text(result: SearchResult) -> str:
         )
         lines.append(f"   matched: {matched}")
         if hit.excerpt:
-            lines.append(f"   {hit.excerpt}")
+            lines.append(f"   {bidi_escaped(hit.excerpt)}")
     if result.omitted:
         lines.append(
             f"({result.omitted} more hits left out to stay under {MAX_TEXT_BYTES} bytes: lower limit)"
