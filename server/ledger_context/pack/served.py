@@ -63,6 +63,11 @@ def _servable(build: ContextBuild, path: str) -> tuple[SourceFile, Document]:
     document = build.document(path)
     source = build.source_file(path)
     if document is None or source is None:
+        if any(problem.path == path for problem in build.ledger.problems):
+            raise DocumentNotFoundError(
+                f"unknown document: {_shown(path)} was skipped when the ledger was read; "
+                "explain_budget with this path says why"
+            )
         raise DocumentNotFoundError(
             f"unknown document: no ledger document at {_shown(path)}: use a path from the "
             f"pack's title lines, e.g. {_example(build)}"
