@@ -530,3 +530,10 @@ def test_an_unknown_index_switch_is_refused(monkeypatch: pytest.MonkeyPatch, cap
     monkeypatch.setenv("LEDGER_INDEX", "of")
     assert main(["pack", "--space", str(DEMO)]) == 2
     assert capsys.readouterr().err == "Error: LEDGER_INDEX: 'of' is not one of on, off\n"
+
+
+@pytest.mark.parametrize("limit", ["abc", "1.5", "0", "51"])
+def test_a_bad_search_limit_names_the_range(limit: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # Was argparse's "invalid int value: 'abc'" for text, without the range.
+    assert main(["search", "jwt", "--space", str(DEMO), "--limit", limit]) == 2
+    assert "limit must be a whole number from 1 to 50 (default 10)" in capsys.readouterr().err

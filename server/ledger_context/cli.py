@@ -61,6 +61,13 @@ def _cap_tokens(value: str) -> int:
     return int(text)
 
 
+def _limit(value: str) -> int | str:
+    """The number a limit's text spells, else the text: whether it is a valid limit is
+    search's own check, whose message names the range."""
+    text = value.strip()
+    return int(text) if text.isascii() and text.isdigit() else value
+
+
 class _Options(NamedTuple):
     """Options several commands share, as argparse parent parsers."""
 
@@ -243,7 +250,7 @@ def _add_search(commands: _Commands, o: _Options) -> None:
     search.add_argument("query", metavar="QUERY", help="words to look for (quote several words)")
     search.add_argument("--kind", metavar="K", help="only documents of this kind (harness, eval, ...)")
     search.add_argument(
-        "--limit", metavar="N", type=int, default=10, help="at most N hits, 1 to 50 (default 10)"
+        "--limit", metavar="N", type=_limit, default=10, help="at most N hits, 1 to 50 (default 10)"
     )
     search.add_argument("--json", action="store_true", help="print the result as JSON")
 
