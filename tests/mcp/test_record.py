@@ -130,6 +130,26 @@ def test_a_call_without_a_request_context_is_recorded_without_a_client(tmp_path:
     assert (row.sha256, row.bytes) == (build.budgeted.sha256, build.budgeted.pack_bytes)
 
 
+def test_a_huge_client_name_and_version_are_cut_in_every_row(tmp_path: Path) -> None:
+    # Were stored whole in every row: a 3 MB clientInfo grew the log by 6 MB a call.
+    from types import SimpleNamespace
+
+    from ledger_context.mcp.record import CLIENT_TEXT_CHARS
+
+    info = SimpleNamespace(name="n" * 3_000_000, version="1." + "9" * 3_000_000)
+    params = SimpleNamespace(client_info=info)
+    ctx = SimpleNamespace(session=SimpleNamespace(client_params=params), protocol_version="2025-11-25")
+    path = tmp_path / "audit.sqlite3"
+    recorder = Recorder(AuditLog(path))
+    recorder.record(call="resource ledger://pack", arguments={}, build=build_context(DEMO), ctx=ctx)  # type: ignore[arg-type]
+    assert recorder.log is not None and recorder.log.flush()
+    recorder.log.close()
+    (row,) = audit.list_calls(path)
+    assert row.client_name == "n" * (CLIENT_TEXT_CHARS - 1) + "…"
+    assert row.client_version is not None and len(row.client_version) == CLIENT_TEXT_CHARS
+    assert path.stat().st_size < 1_000_000
+
+
 def test_recording_never_fails_the_call_it_records(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     log = AuditLog(tmp_path / "audit.sqlite3")
     with caplog.at_level(logging.ERROR, logger="ledger_context"):
@@ -273,3 +293,14 @@ def _hits(result: Any) -> list[dict[str, str]]:
     return [
         {"path": hit["path"], "sha256": documents[hit["path"]]} for hit in result.structured_content["hits"]
     ]
+
+
+@pytest.mark.anyio
+async def test_a_search_query_is_recorded_as_sent(tmp_path: Path) -> None:
+    # Was recorded cleaned (a NUL as a space, a lone surrogate as U+FFFD), so different
+    # queries recorded alike; the log stores any string (a lone surrogate as its escape).
+    log = tmp_path / "audit.sqlite3"
+    async with Client(server("--space", str(DEMO), "--audit", str(log)), mode="legacy") as client:  # type: ignore[arg-type]
+        await client.call_tool("search_ledger", {"query": "jwt\tweb\x00hooks "})
+    (row,) = audit.list_calls(log)
+    assert json.loads(row.arguments)["query"] == "jwt\tweb\x00hooks "

@@ -129,6 +129,17 @@ REQUEST: contextvars.ContextVar[Context | None] = contextvars.ContextVar("ledger
 """The request context of a resource read (static resources get none from the SDK)."""
 
 
+CLIENT_TEXT_CHARS = 200
+"""A client's name or version is kept to this many characters: it is stored in every row of
+its connection, so a megabyte name would grow the log by a megabyte a call."""
+
+
+def _cut(text: str | None) -> str | None:
+    if text is None or len(text) <= CLIENT_TEXT_CHARS:
+        return text
+    return text[: CLIENT_TEXT_CHARS - 1] + "…"
+
+
 def _client_of(ctx: Context | None) -> tuple[str | None, str | None, str | None]:
     """The client's name, version and protocol version for ``ctx``, where known."""
     if ctx is None:
@@ -137,8 +148,8 @@ def _client_of(ctx: Context | None) -> tuple[str | None, str | None, str | None]
         params = ctx.session.client_params
         info = params.client_info if params is not None else None
         return (
-            info.name if info is not None else None,
-            info.version if info is not None else None,
+            _cut(info.name) if info is not None else None,
+            _cut(info.version) if info is not None else None,
             ctx.protocol_version,
         )
     except Exception:  # outside a request, or a session without those facts

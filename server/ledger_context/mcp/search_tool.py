@@ -14,7 +14,6 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from ..model.document import KINDS
-from ..model.fields import clean_text
 from ..search.result import DEFAULT_LIMIT, MAX_LIMIT, SearchResult, search, search_text
 from .access import RootsArg, build_for, searched
 from .registry import Answer, ToolRegistry
@@ -51,7 +50,7 @@ def register_search(tools: ToolRegistry) -> None:
             structured_content=result.model_dump(mode="json"),
         )
         arguments = {
-            "query": clean_text(query),
+            "query": query,  # as sent: the log stores any string (lone surrogates escaped)
             "kind": kind,
             "limit": limit,
             "hits": searched(build, result),
