@@ -769,6 +769,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         rows, chains, anchored = audit.chain_counts(path)
         for problem in bad:
             print(f"mismatch: {problem}", file=sys.stderr)
+        if missing := audit.arguments_not_kept(path):
+            print(
+                f"note: the whole arguments of {_count(missing, 'row', 'rows')} are not in the log, only "
+                f"their first {audit.ARGUMENTS_PREFIX_BYTES} bytes (deleted, or recorded before whole "
+                "arguments were kept)",
+                file=sys.stderr,
+            )
         pruned = (
             f" ({_count(anchored, 'chain starts', 'chains start')} after pruned rows)" if anchored else ""
         )

@@ -266,6 +266,26 @@ def test_prune_removes_packs_also_when_a_refused_call_is_kept_and_keeps_whole_ar
     assert audit.verify(path)[1] == []
 
 
+def test_verify_notes_rows_whose_whole_arguments_are_gone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Deleting a kept arguments body left verify silent and audit list showing a cut prefix.
+    path = tmp_path / "audit.sqlite3"
+    kept = audit.bounded_arguments({"query": "q", "hits": ["h" * 2000]})
+    searched = replace(record("p"), arguments=kept[0], arguments_bytes=kept[1], arguments_sha256=kept[2])
+    log = AuditLog(path)
+    log.record(searched, "p", kept[3])
+    log.close()
+    assert main(["audit", "verify", "--audit", str(path)]) == 0
+    assert "note:" not in capsys.readouterr().err
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM packs WHERE sha256 = ?", (kept[2],))
+    assert main(["audit", "verify", "--audit", str(path)]) == 0
+    assert "note: the whole arguments of 1 row are not in the log, only their first 1024 bytes" in (
+        capsys.readouterr().err
+    )
+
+
 def test_list_filters_and_show_takes_a_unique_prefix(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

@@ -692,6 +692,19 @@ def verify(path: Path, head: str | None = None) -> tuple[int, list[str]]:
     return checked, bad
 
 
+def arguments_not_kept(path: Path) -> int:
+    """How many rows' arguments are longer than their prefix, small enough to have been kept
+    whole, and not in the log: deleted, or recorded before whole arguments were kept (which
+    the row cannot tell apart, so :func:`verify` does not call it a mismatch)."""
+    with _reading(path) as db:
+        (count,) = db.execute(
+            "SELECT COUNT(*) FROM calls WHERE arguments_bytes > ? AND arguments_bytes <= ?"
+            " AND arguments_sha256 NOT IN (SELECT sha256 FROM packs)",
+            (ARGUMENTS_PREFIX_BYTES, MAX_KEPT_ARGUMENTS_BYTES),
+        ).fetchone()
+    return int(count)
+
+
 def chain_counts(path: Path) -> tuple[int, int, int]:
     """(rows, chains, chains that start after pruned rows) of the log: what :func:`verify`
     walked. A chain cannot show its newest rows deleted, nor, to whoever can write the
