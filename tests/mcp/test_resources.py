@@ -95,8 +95,11 @@ async def test_the_prompt_keeps_its_pack_and_says_why_when_a_document_changed_si
     write_ledger(tmp_path / "space", {"decisions/0001-a.md": "---\nstatus: accepted\n---\n# Retry budget\n"})
     real = resources.task_search
 
-    def rewritten_first(*args: object) -> object:  # the file changes after the build read it
-        path.write_text("---\nstatus: proposed\n---\n# Retry budget\n", encoding="utf-8")
+    rewrites: list[int] = []
+
+    def rewritten_first(*args: object) -> object:  # the file changes after each build read it
+        rewrites.append(1)
+        path.write_text(f"---\nstatus: proposed\n---\n# Retry budget {len(rewrites)}\n", encoding="utf-8")
         return real(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(resources, "task_search", rewritten_first)
@@ -109,4 +112,5 @@ async def test_the_prompt_keeps_its_pack_and_says_why_when_a_document_changed_si
         "</context-pack>\n\n(no search hits this time: .ledger/decisions/0001-a.md changed since "
         "the pack was built; call again)"
     )
-    assert "status: accepted" in text and "status: accepted" not in pack  # the build's pack, then the new one
+    assert len(rewrites) == 2  # searched again once, on a fresh build, which changed again
+    assert "status: accepted" not in text and "status: accepted" not in pack  # the fresh build's pack

@@ -99,3 +99,30 @@ async def test_the_start_task_prompt_adds_the_top_hits_after_the_pack() -> None:
     hits = text[text.index("<search-hits>\n") + len("<search-hits>\n") : text.index("</search-hits>")]
     assert hits == search_text(search(build, "authenticate webhooks with jwt", None, 5))
     assert ".ledger/decisions/0007-use-jwt.md" in hits
+
+
+async def test_a_document_changed_since_the_build_is_searched_again_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A build keeps no bodies, so search reads each again: under churn about one search in
+    # five answered "changed since the pack was built; call again". One fresh build first.
+    from conftest import write_ledger
+    from ledger_context.mcp import search_tool
+
+    path = tmp_path / "space/.ledger/decisions/0001-a.md"
+    write_ledger(tmp_path / "space", {"decisions/0001-a.md": "---\nstatus: accepted\n---\n# Retry budget\n"})
+    real, calls = search_tool.search, []
+
+    def rewritten_first(*args: object) -> object:
+        calls.append(1)
+        if len(calls) == 1:  # the file changes after the build read it
+            path.write_text("---\nstatus: proposed\n---\n# Retry budget v2\n", encoding="utf-8")
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_tool, "search", rewritten_first)
+    async with Client(create_server(tmp_path / "space"), mode="legacy") as client:
+        result = await client.call_tool("search_ledger", {"query": "retry budget"})
+    assert result.is_error is False, text_of(result)
+    assert len(calls) == 2
+    assert result.structured_content is not None
+    assert [hit["title"] for hit in result.structured_content["hits"]] == ["Retry budget v2"]

@@ -89,8 +89,12 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
         else:
             index = ledgers.search_index(build.ledger.space)
             try:
-                found = await anyio.to_thread.run_sync(lambda: task_search(build, task, index))
-            except DocumentChangedError as exc:  # read again to index or show: the pack still stands
+                try:
+                    found = await anyio.to_thread.run_sync(lambda: task_search(build, task, index))
+                except DocumentChangedError:  # as search_ledger does: one fresh build reads the change
+                    build = await build_for(ledgers, None)
+                    found = await anyio.to_thread.run_sync(lambda: task_search(build, task, index))
+            except DocumentChangedError as exc:  # changed again: the pack still stands, without hits
                 found, hits = None, f"\n\n(no search hits this time: {exc})"
             except LedgerContextError as exc:
                 recorder.record(

@@ -14,6 +14,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from ..model.document import KINDS
+from ..model.errors import DocumentChangedError
 from ..search.result import DEFAULT_LIMIT, MAX_LIMIT, SearchResult, search, search_text
 from .access import RootsArg, build_for, searched
 from .registry import Answer, ToolRegistry
@@ -44,7 +45,13 @@ def register_search(tools: ToolRegistry) -> None:
     ) -> Answer:
         build = await build_for(ledgers, roots)
         index = ledgers.search_index(build.ledger.space)
-        result = await anyio.to_thread.run_sync(lambda: search(build, query, kind, limit, index))
+        try:
+            result = await anyio.to_thread.run_sync(lambda: search(build, query, kind, limit, index))
+        except DocumentChangedError:
+            # A document changed after the build read it (search reads each again): one
+            # fresh build reads the change; a second change in between still says "call again".
+            build = await build_for(ledgers, roots)
+            result = await anyio.to_thread.run_sync(lambda: search(build, query, kind, limit, index))
         answer = CallToolResult(
             content=[TextContent(type="text", text=search_text(result))],
             structured_content=result.model_dump(mode="json"),
