@@ -208,7 +208,7 @@ def test_verify_rehashes_every_pack_and_fails_on_a_corrupted_row(
         db.execute("UPDATE packs SET body = ? WHERE bytes = 4", (zlib.compress(b"evil"),))
     assert main(["audit", "verify", "--audit", str(path)]) == 1
     captured = capsys.readouterr()
-    assert f"mismatch: {hashlib.sha256(b'good').hexdigest()}" in captured.err
+    assert f"mismatch: {hashlib.sha256(b'good').hexdigest()} (row 1)\n" in captured.err  # names its row
     assert "1 mismatch(es)" in captured.out
 
 

@@ -725,16 +725,30 @@ def _verify_packs(db: sqlite3.Connection) -> tuple[int, list[str]]:
         try:
             data = zlib.decompress(body)
         except zlib.error:
-            bad.append(sha256)
-            continue
-        if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
-            bad.append(sha256)
+            data = None
+        if data is None or len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
+            bad.append(f"{sha256}{_users(db, sha256)}")
     orphans = db.execute(
         "SELECT DISTINCT sha256 FROM calls "
         "WHERE sha256 IS NOT NULL AND sha256 NOT IN (SELECT sha256 FROM packs)"
     ).fetchall()
     bad.extend(f"{row[0]} (recorded, body missing)" for row in orphans)
     return checked, bad
+
+
+def _users(db: sqlite3.Connection, sha256: str, shown: int = 5) -> str:
+    """`` (rows 3, 7)``: the rows whose pack or whole arguments are the body ``sha256``."""
+    rows = [
+        str(row[0])
+        for row in db.execute(
+            "SELECT id FROM calls WHERE sha256 = ? OR arguments_sha256 = ? ORDER BY id LIMIT ?",
+            (sha256, sha256, shown + 1),
+        )
+    ]
+    if not rows:
+        return " (no row uses it)"
+    more = ", …" if len(rows) > shown else ""
+    return f" ({'row' if len(rows) == 1 else 'rows'} {', '.join(rows[:shown])}{more})"
 
 
 def _verify_chains(db: sqlite3.Connection) -> list[str]:
