@@ -304,3 +304,30 @@ async def test_a_search_query_is_recorded_as_sent(tmp_path: Path) -> None:
         await client.call_tool("search_ledger", {"query": "jwt\tweb\x00hooks "})
     (row,) = audit.list_calls(log)
     assert json.loads(row.arguments)["query"] == "jwt\tweb\x00hooks "
+
+
+@pytest.mark.anyio
+async def test_requests_refused_before_any_tool_or_prompt_ran_are_recorded(tmp_path: Path) -> None:
+    # The README says serve records every call it refuses; these got their -32602 and no row.
+    log = tmp_path / "audit.sqlite3"
+    async with Client(server("--space", str(DEMO), "--audit", str(log)), mode="legacy") as client:  # type: ignore[arg-type]
+        assert (await client.call_tool("read_document", {})).is_error
+        assert (await client.call_tool("read_document", {"path": "x.md", "offset": -1})).is_error
+        with pytest.raises(MCPError):
+            await client.call_tool("no_such_tool", {"a": 1})
+        for arguments in ({}, {"task": "t", "extra": "x"}):
+            with pytest.raises(MCPError):
+                await client.get_prompt("start-task", arguments)
+    rows = audit.list_calls(log)
+    assert [(r.call, r.refused is not None, r.sha256) for r in rows] == [
+        ("read_document", True, None),
+        ("read_document", True, None),
+        ("unknown tool", True, None),
+        ("prompt start-task", True, None),
+        ("prompt start-task", True, None),
+    ]
+    assert rows[2].refused is not None and rows[2].refused.startswith(
+        "unknown tool 'no_such_tool': the tools are"
+    )
+    assert json.loads(rows[2].arguments) == {"arguments": {"a": 1}, "name": "no_such_tool"}
+    assert audit.verify(log)[1] == []

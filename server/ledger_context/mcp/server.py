@@ -160,45 +160,49 @@ class LedgerServer(MCPServer):
         tool = self._tool_manager.get_tool(name)
         if tool is None:
             names = sorted(t.name for t in self._tool_manager.list_tools())
-            raise MCPError(
-                code=INVALID_PARAMS,
-                message=f"unknown tool {cut(name, 80)!r}: the tools are {', '.join(names)}",
-            )
+            message = f"unknown tool {cut(name, 80)!r}: the tools are {', '.join(names)}"
+            self._refused("unknown tool", {"name": name, "arguments": arguments}, context, message)
+            raise MCPError(code=INVALID_PARAMS, message=message)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             refused = exc.__cause__
             if isinstance(exc, UnexpectedToolError) or not isinstance(refused, ValidationError):
                 raise  # a fault of the tool, not of the arguments
+            message = argument_error(name, tool.parameters, refused)
+            self._refused(name, arguments, context, message)
             # The same cause, so the SDK still logs the field names only.
-            raise ToolError(argument_error(name, tool.parameters, refused)) from refused
+            raise ToolError(message) from refused
+
+    def _refused(
+        self, call: str, arguments: dict[str, Any], context: Context[Any, Any] | None, why: str
+    ) -> None:
+        """Record a request refused before any tool or prompt body ran (no build, no pack)."""
+        self.recorder.record(call=call, arguments=arguments, build=None, ctx=context, refused=why)
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None
     ) -> GetPromptResult | InputRequiredResult:
         prompts = {p.name: p for p in await self.list_prompts()}
         prompt = prompts.get(name)
-        if prompt is None:
-            raise MCPError(
-                code=INVALID_PARAMS,
-                message=f"unknown prompt {cut(name, 80)!r}: the prompts are {', '.join(sorted(prompts))}",
-            )
         given = arguments or {}
+        if prompt is None:
+            message = f"unknown prompt {cut(name, 80)!r}: the prompts are {', '.join(sorted(prompts))}"
+            self._refused("unknown prompt", {"name": name, "arguments": given}, context, message)
+            raise MCPError(code=INVALID_PARAMS, message=message)
         declared = prompt.arguments or []
         for argument in declared:
             if argument.required and argument.name not in given:
-                raise MCPError(
-                    code=INVALID_PARAMS,
-                    message=f"prompt {name} needs the argument {argument.name!r} "
-                    f"({argument.description or 'a string'})",
-                )
+                what = argument.description or "a string"
+                message = f"prompt {name} needs the argument {argument.name!r} ({what})"
+                self._refused(f"prompt {name}", given, context, message)
+                raise MCPError(code=INVALID_PARAMS, message=message)
         unknown = sorted(set(given) - {argument.name for argument in declared})
         if unknown:
             allowed = ", ".join(repr(argument.name) for argument in declared) or "none"
-            raise MCPError(
-                code=INVALID_PARAMS,
-                message=f"prompt {name} has no argument {cut(unknown[0], 40)!r}: its arguments are {allowed}",
-            )
+            message = f"prompt {name} has no argument {cut(unknown[0], 40)!r}: its arguments are {allowed}"
+            self._refused(f"prompt {name}", given, context, message)
+            raise MCPError(code=INVALID_PARAMS, message=message)
         try:
             return await super().get_prompt(name, arguments, context)
         except MCPError:
