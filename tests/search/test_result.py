@@ -146,6 +146,20 @@ def test_the_worst_case_result_stays_within_its_byte_bounds(tmp_path: Path) -> N
     )
 
 
+def test_escaped_bidirectional_controls_stay_within_the_text_bound(tmp_path: Path) -> None:
+    # Each control is 3 bytes in a title or excerpt and 6 as its escape in the text readout.
+    files = {
+        f"findings/f{i:02d}.md": doc(title="\u202e" * 2000, status="current")
+        + "router "
+        + "\u2066" * 5000
+        + "\n"
+        for i in range(60)
+    }
+    result = search(build_context(write_ledger(tmp_path, files)), "router", limit=MAX_LIMIT)
+    assert len(search_text(result).encode("utf-8")) <= MAX_TEXT_BYTES
+    assert result.hits and "\\u202e" in search_text(result)
+
+
 def test_a_warm_index_gives_the_same_bytes_as_a_cold_one(tmp_path: Path) -> None:
     space = _space(tmp_path)
     index = SearchIndex()
