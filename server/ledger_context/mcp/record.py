@@ -53,11 +53,11 @@ class Recorder:
         if self.log is None:
             return None
         try:
-            bounded = bounded_arguments(arguments)
+            shown, size, digest, whole = bounded_arguments(arguments)
             return self.log.record(
-                _call_record(call, bounded[:3], build, ctx, served, refused),
+                _call_record(call, (shown, size, digest), build, ctx, served, refused),
                 _pack(build, refused),
-                bounded[3],
+                whole,
             )
         except Exception:  # recording must never fail the call it records
             logger.exception("ledger-context: could not record %s in the audit log", call)
