@@ -3,7 +3,6 @@ frozen :class:`Document` the parser returns (spec §2–4)."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 
 import pytest
@@ -41,5 +40,5 @@ def test_a_parsed_finding_carries_its_fields_size_and_digest() -> None:
 def test_a_document_is_frozen() -> None:
     document = parse_document("finding", ".ledger/findings/f.md", DATA).document
     assert isinstance(document, Document)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         document.status = "superseded"  # type: ignore[misc]

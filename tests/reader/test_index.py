@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -57,7 +56,7 @@ def _entries(space: Path) -> list:
 
 def _bodiless(result: FileResult) -> FileResult:
     """``result`` as the index gives it back: its document without a body."""
-    return replace(result, document=replace(result.document, body=None)) if result.document else result
+    return result._replace(document=result.document._replace(body=None)) if result.document else result
 
 
 def test_entries_round_trip_exactly_but_for_the_bodies(tmp_path: Path) -> None:

@@ -142,8 +142,8 @@ def _promote(body: dict) -> None:
     for entry in body["entries"]:
         document = entry[4]
         if document is not None and document[0] != "agents":
-            document[4] = "active" if document[0] in ("harness", "eval") else document[4]
-            document[8] = "public"
+            document[3] = "active" if document[0] in ("harness", "eval") else document[3]
+            document[7] = "public"
 
 
 INTERNAL = "---\nstatus: active\ndata_class: internal\ntitle: Safe text.\n---\nBody.\n"
@@ -442,8 +442,8 @@ def test_a_document_is_served_only_as_its_fresh_bytes_classify_it(tmp_path: Path
 
     def declassify(body: dict) -> None:
         for entry in body["entries"]:
-            if entry[4] is not None and entry[4][8] == "confidential":
-                entry[4][8] = "public"
+            if entry[4] is not None and entry[4][7] == "confidential":
+                entry[4][7] = "public"
 
     _remac(folder, declassify)
     _, build = _outputs(space, settings)
@@ -469,7 +469,7 @@ def test_a_search_never_shows_a_hit_its_fresh_bytes_do_not_give(tmp_path: Path) 
     def declassify(body: dict) -> None:
         for entry in body["entries"]:
             if entry[4] is not None:
-                entry[4][8] = "public"
+                entry[4][7] = "public"
 
     _remac(folder, declassify)
     _, build = _outputs(space, settings)

@@ -6,7 +6,6 @@ import heapq
 import itertools
 import math
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -62,7 +61,7 @@ def test_a_score_is_bm25f_worked_out_by_hand(tmp_path: Path) -> None:
 
 def test_an_updated_index_equals_one_built_from_scratch(tmp_path: Path) -> None:
     documents = _documents(tmp_path)
-    changed = replace(documents[0], sha256="0" * 64, body="rotation only", title="Renamed")
+    changed = documents[0]._replace(sha256="0" * 64, body="rotation only", title="Renamed")
     index = SearchIndex()
     index.sync(documents, None)
     index.sync((changed, *documents[1:]), None)

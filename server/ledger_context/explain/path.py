@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -154,7 +153,7 @@ def _withheld_answer(build: ContextBuild, wanted: str, document: Document) -> Pa
     # its status or updated_at (frontmatter text the ceiling forbids).
     answer = _answer(
         wanted,
-        replace(document, status=None, updated=None),
+        document._replace(status=None, updated=None),
         "withheld",
         f"withheld by the ceiling {build.ceiling}: {why}",
     )

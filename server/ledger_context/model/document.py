@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .fields import Timestamp
 from .kinds import KIND_TABLE
@@ -15,8 +15,7 @@ DATED_KINDS = frozenset(kind.name for kind in KIND_TABLE if kind.dated)
 """Kinds whose order uses ``updated_at``: an undated one is reported (spec §3)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(NamedTuple):
     """A document the reader accepted (spec §2–3).
 
     ``frontmatter`` is the verbatim frontmatter text (``None`` for an ``agents.md``
@@ -47,11 +46,10 @@ class Document:
     git_blob: str | None = None
     """The git object id of the bytes read (what ``git hash-object`` gives), set only when
     the reader is asked for it."""
-    body: str | None = field(default="", repr=False)
+    body: str | None = ""
 
 
-@dataclass(frozen=True, slots=True)
-class FileResult:
+class FileResult(NamedTuple):
     """What reading one file gave: the document (``None`` if skipped) and its problems."""
 
     document: Document | None

@@ -8,9 +8,8 @@ string, a list or a mapping. A string that is, after stripping, empty, ``~`` or
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -57,8 +56,7 @@ def status_of(value: Any) -> str | None:
     return value.strip().casefold()
 
 
-@dataclass(frozen=True, slots=True)
-class Timestamp:
+class Timestamp(NamedTuple):
     """A parsed ``updated_at``: ``key`` is microseconds since 1970-01-01 UTC (an int, so
     any year orders without overflow)."""
 

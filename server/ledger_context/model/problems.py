@@ -6,8 +6,7 @@ wrong and how to fix it, and never quotes the document's text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Severity = Literal["error", "warning", "info"]
 """``error``: the document was skipped; ``warning``: read, or ignored, with a fault;
@@ -16,8 +15,7 @@ Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """One problem found in a ledger.
 
     ``path`` is relative to the space with ``/`` separators (spec §1), escaped when the

@@ -11,6 +11,7 @@ again (:class:`WarmBuild`).
 
 from __future__ import annotations
 
+from collections.abc import ItemsView
 from typing import Generic, Protocol, TypeVar
 
 from ..model.document import FileResult
@@ -64,6 +65,10 @@ class DocumentCache:
             return False
         self._entries[source.path] = (source.identity, result)
         return True
+
+    def entries(self) -> ItemsView[str, tuple[FileIdentity, FileResult]]:
+        """Every entry as (path, (identity, result)), in no order."""
+        return self._entries.items()
 
     def items(self) -> list[tuple[str, FileIdentity, FileResult]]:
         """Every entry as (path, identity, result), in path order: what the index keeps."""

@@ -28,7 +28,6 @@ import hashlib
 import hmac
 import importlib.util
 import os
-import secrets
 import stat
 import sys
 import time
@@ -43,7 +42,7 @@ from .frontmatter import YamlOptions, resolved
 from .identity import FileIdentity, is_racy
 from .paths import fs_path
 
-FORMAT = 2
+FORMAT = 3
 """The layout of the index file; any change to it or to what an entry holds bumps it."""
 
 MAGIC = b"ledger-context index\n"
@@ -216,6 +215,8 @@ def user_key(directory: Path, create: bool = True) -> tuple[bytes | None, str | 
     path = directory / KEY_FILE
     data, fault = _open_private(path, KEY_BYTES)
     if fault == "missing" and create:
+        import secrets  # here: only a new key needs it (with base64 and random)
+
         try:
             temporary = _write_private(directory, ".key-", secrets.token_bytes(KEY_BYTES))
             try:
@@ -242,9 +243,9 @@ def _problem_row(p: Problem) -> list[Any]:
 
 
 def _document_row(d: Document) -> list[Any]:
+    """The document's fields in their order, less the path (the entry's own)."""
     return [
         d.kind,
-        d.path,
         d.size,
         d.frontmatter,
         d.status,
@@ -266,22 +267,23 @@ def _entry_row(path: str, identity: FileIdentity, result: FileResult) -> list[An
     return [path, list(identity), result.size, [_problem_row(p) for p in result.problems], document]
 
 
-_DOCUMENT_FIELDS = 15
+_DOCUMENT_FIELDS = 14
 
 
 def _entry(row: list[Any]) -> tuple[str, FileIdentity, FileResult]:
     """One entry back from its row. Fields are not type-checked one by one: the body's MAC
     says this process's own code wrote it, under the same version key; a row of the wrong
     shape still fails (``TypeError``, ``ValueError``) and the index is then not used."""
-    path, identity, size, problems, row_document = row
+    path, identity, size, problems, fields = row
     document = None
-    if row_document is not None:
-        if len(row_document) != _DOCUMENT_FIELDS:
+    if fields is not None:
+        if len(fields) != _DOCUMENT_FIELDS:
             raise ValueError("not a document")
-        fields = list(row_document)  # Document's fields, in their order (_document_row)
-        fields[5] = None if fields[5] is None else Timestamp(fields[5])
-        fields[9] = tuple(fields[9])
-        document = Document(*fields)
+        # Document's fields in their order (_document_row), the path put back
+        kind, doc_size, frontmatter, status, updated, *rest = fields
+        rest[3] = tuple(rest[3])  # metrics
+        updated = None if updated is None else Timestamp(updated)
+        document = Document._make((kind, path, doc_size, frontmatter, status, updated, *rest))
     dev, ino, length, mtime, ctime = identity
     result = FileResult(document, tuple([Problem(*p) for p in problems]) if problems else (), size)
     if not isinstance(path, str) or not isinstance(size, int):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 
 from ..model.document import Document, FileResult
@@ -36,10 +35,10 @@ def _agrees(fresh: FileResult, entry: FileResult, blob_hash: str | None) -> bool
         return False
     document = entry.document
     if blob_hash is None and document is not None and document.git_blob is not None:
-        document = replace(document, git_blob=None)
+        document = document._replace(git_blob=None)
     read = fresh.document
     if read is not None and document is not None and document.body is None:
-        read = replace(read, body=None)
+        read = read._replace(body=None)
     return read == document
 
 
@@ -136,20 +135,20 @@ class IndexUse:
             cache.put(source, result, read_at)  # dropped from the cache when racy
         return differed
 
-    def _unchanged(self, items: list[tuple[str, FileIdentity, FileResult]]) -> bool:
-        """Whether ``items`` are exactly the entries on disk (the same result objects)."""
+    def _unchanged(self, cache: DocumentCache) -> bool:
+        """Whether ``cache`` holds exactly the entries on disk (the same result objects)."""
         on_disk = self._on_disk
-        if on_disk is None or len(on_disk) != len(items):
+        if on_disk is None or len(on_disk) != len(cache):
             return False
-        return all((on := on_disk.get(path)) is not None and on[1] is result for path, _, result in items)
+        return all((on := on_disk.get(path)) is not None and on[1] is entry[1] for path, entry in cache.entries())
 
     def save(self, cache: DocumentCache) -> None:
         """Write the index when the cache holds other entries than the file on disk: another
         file, identity or result (a file read again, for its git blob id or because its
         entry was stale)."""
-        items = cache.items()
-        if self._unchanged(items):
+        if self._unchanged(cache):
             return
+        items = cache.items()
         fault = save_index(self.options, self.space, self.version, items)
         if self.refreshed:
             self.report += f"; {self.refreshed} stale entries refreshed"
