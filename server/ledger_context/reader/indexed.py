@@ -140,7 +140,9 @@ class IndexUse:
         on_disk = self._on_disk
         if on_disk is None or len(on_disk) != len(cache):
             return False
-        return all((on := on_disk.get(path)) is not None and on[1] is entry[1] for path, entry in cache.entries())
+        return all(
+            (on := on_disk.get(path)) is not None and on[1] is entry[1] for path, entry in cache.entries()
+        )
 
     def save(self, cache: DocumentCache) -> None:
         """Write the index when the cache holds other entries than the file on disk: another
