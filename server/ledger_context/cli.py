@@ -829,15 +829,19 @@ def audit_table(records: list[CallRecord]) -> str:
     """``audit list``'s table: one row a call; ``served`` says what it got (``pack``, the
     document's path, or ``refused: <why>``), ``sha256`` and ``bytes`` are of what was
     served (the document's own for a document), the call and its path are never cut."""
+    from .reader.paths import printable_text
+
     header = ("time", "client", "call", "sha256", "bytes", "commit", "dirty", "served")
     rows = [header]
     for r in records:
-        client = f"{r.client_name or '?'} {r.client_version or ''}".strip()[:24]
+        # what a client says of itself reaches the operator's terminal: never raw
+        name, version = (printable_text(text[:24]) for text in (r.client_name or "?", r.client_version or ""))
+        client = f"{name} {version}".strip()
         dirty = "-" if r.dirty is None else "yes" if r.dirty else "no"
         document = r.served not in (None, "pack")
         digest = r.document_sha256 if document else r.sha256
         size = r.document_bytes if document else r.bytes
-        served = f"refused: {r.refused}" if r.refused is not None else r.served or "-"
+        served = printable_text(f"refused: {r.refused}" if r.refused is not None else r.served or "-")
         rows.append((
             r.time, client, r.call, (digest or "-")[:16], "-" if size is None else str(size),
             (r.commit or "-")[:12], dirty, served,

@@ -316,6 +316,21 @@ def test_list_filters_and_show_takes_a_unique_prefix(
     assert b"no audit log at" in capsysbinary.readouterr().err
 
 
+def test_list_escapes_what_a_client_says_of_itself(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """Found by trying to break the product: a client named with terminal escapes and a
+    newline recoloured the operator's terminal and forged a row of ``audit list``."""
+    path = tmp_path / "audit.sqlite3"
+    forged = replace(record("p"), client_name="evil\x1b[31mRED\x07\nFAKE\u202e", client_version="1\r")
+    write(path, (forged, "p")).close()
+    assert main(["audit", "list", "--audit", str(path)]) == 0
+    out = capsysbinary.readouterr().out.decode()
+    assert len(out.splitlines()) == 2
+    assert not any(c in out for c in "\x1b\x07\r\u202e")
+    assert '"evil\\u001b[31mRED\\u0007\\u000aFAKE\\u202e" "1\\u000d"' in out
+
+
 def test_a_record_sqlite_refuses_is_counted_and_costs_no_other_record(tmp_path: Path) -> None:
     path = tmp_path / "audit.sqlite3"
     log = AuditLog(path)

@@ -39,6 +39,9 @@ def fs_path(space: str | os.PathLike[str], path: str) -> bytes:
 
 
 _QUOTED_PATH_ESCAPES = re.compile('[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]')
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_UNSHOWN_CHAR = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udfff]")
+_QUOTED_TEXT_ESCAPES = re.compile(f'[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udfff]')
 
 
 def printable_path(path: str) -> str:
@@ -52,17 +55,25 @@ def printable_path(path: str) -> str:
     """
     if _BAD_PATH_CHAR.search(path) is None:
         return path
+    return '"' + _QUOTED_PATH_ESCAPES.sub(_escape, path) + '"'
 
-    def escape(match: re.Match[str]) -> str:
-        char = match.group()
-        code = ord(char)
-        if char in '\\"':
-            return "\\" + char
-        if 0xDC80 <= code <= 0xDCFF:
-            return f"\\x{code - 0xDC00:02x}"
-        return f"\\u{code:04x}"
 
-    return '"' + _QUOTED_PATH_ESCAPES.sub(escape, path) + '"'
+def printable_text(text: str) -> str:
+    """Text from outside (what a client says of itself) as :func:`printable_path` shows a
+    path, bidirectional controls escaped too: a terminal shows exactly these characters."""
+    if _UNSHOWN_CHAR.search(text) is None:
+        return text
+    return '"' + _QUOTED_TEXT_ESCAPES.sub(_escape, text) + '"'
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if char in '\\"':
+        return "\\" + char
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
 
 
 def path_fault(path: str) -> str | None:
