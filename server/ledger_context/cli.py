@@ -16,7 +16,6 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
@@ -542,6 +541,8 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
             answer = explain_path(build, _argument_text(args.path))
     if args.rev is not None:
+        from dataclasses import replace  # here: the pack command imports no dataclasses
+
         full = replace(full, space=shown)
     if args.html is not None:
         from .explain.page import budget_page
@@ -604,6 +605,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     advice = _cap_advice(ledger, settings)
     if args.json:
         import json
+        from dataclasses import asdict
 
         data = {
             "space": shown,

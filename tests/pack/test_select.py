@@ -230,12 +230,10 @@ def test_pack_does_not_depend_on_creation_order_or_mtimes(tmp_path):
 
 
 def test_a_kind_with_two_statuses_orders_by_their_rank_first(ledger: Ledger, monkeypatch) -> None:
-    from dataclasses import replace
-
     from ledger_context.model import kinds
     from ledger_context.pack import select
 
-    decision = replace(kinds.KIND["decision"], statuses=("accepted", "superseded"))
+    decision = kinds.KIND["decision"]._replace(statuses=("accepted", "superseded"))
     table = tuple(decision if k.name == "decision" else k for k in kinds.KIND_TABLE)
     monkeypatch.setattr(select, "KIND_TABLE", table)
     monkeypatch.setattr(select, "KIND", {k.name: k for k in table})

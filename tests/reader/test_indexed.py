@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -168,23 +167,23 @@ def test_every_state_of_the_index_gives_the_same_bytes(tmp_path: Path, seed: int
     warm = tmp_path / "warm"
     for round_ in range(4):
         expected, _ = _outputs(space, off)
-        stale, build = _outputs(space, replace(off, index=IndexOptions(warm)))  # last round's index
+        stale, build = _outputs(space, off._replace(index=IndexOptions(warm)))  # last round's index
         assert stale == expected, f"stale, round {round_}"
-        again, build = _outputs(space, replace(off, index=IndexOptions(warm)))
+        again, build = _outputs(space, off._replace(index=IndexOptions(warm)))
         assert again == expected and build.index is not None and build.index.startswith("used"), round_
-        cold, build = _outputs(space, replace(off, index=IndexOptions(tmp_path / f"cold{round_}")))
+        cold, build = _outputs(space, off._replace(index=IndexOptions(tmp_path / f"cold{round_}")))
         assert cold == expected and build.index == "created (there was none)"
         for name, spoil in SPOILERS.items():
             folder = tmp_path / f"{name}{round_}"
             shutil.copytree(warm, folder)
             spoil(_index_file(folder))
-            spoilt, build = _outputs(space, replace(off, index=IndexOptions(folder)))
+            spoilt, build = _outputs(space, off._replace(index=IndexOptions(folder)))
             assert spoilt == expected, name
             assert is_fault(build.index) and build.index.startswith("rebuilt (the "), build.index
         folder = tmp_path / f"promoted{round_}"
         shutil.copytree(warm, folder)
         _remac(folder, _promote)
-        promoted, build = _outputs(space, replace(off, index=IndexOptions(folder)))
+        promoted, build = _outputs(space, off._replace(index=IndexOptions(folder)))
         assert promoted[0] == expected[0], "a tampered entry changed the pack"
         _mutate(rng, space, round_)
 
@@ -437,7 +436,7 @@ def test_a_document_is_served_only_as_its_fresh_bytes_classify_it(tmp_path: Path
     for name in ("open.md", "secret.md"):
         age(space / ".ledger/findings" / name)
     folder = tmp_path / "index"
-    settings = replace(make_settings(max_data_class="internal"), index=IndexOptions(folder))
+    settings = make_settings(max_data_class="internal")._replace(index=IndexOptions(folder))
     _outputs(space, settings)  # writes the index
 
     def declassify(body: dict) -> None:
@@ -462,7 +461,7 @@ def test_a_search_never_shows_a_hit_its_fresh_bytes_do_not_give(tmp_path: Path) 
     )
     age(space / ".ledger/findings/secret.md")
     folder = tmp_path / "index"
-    settings = replace(make_settings(max_data_class="internal"), index=IndexOptions(folder))
+    settings = make_settings(max_data_class="internal")._replace(index=IndexOptions(folder))
     _, build = _outputs(space, settings)
     assert search(build, "secret pin").hits == []
 

@@ -142,7 +142,7 @@ def http_app(server: LedgerServer, options: HttpOptions, auth: AuthOptions | Non
     ceiling = server.ledgers.settings.ceiling
     verifier = JwtVerifier(auth, ceiling) if auth is not None else None
     if auth is not None:  # a build outside a request (notifications) gets the lowest ceiling
-        server.ledgers.unidentified = replace(server.ledgers.settings, ceiling=CLASSES[0])
+        server.ledgers.unidentified = server.ledgers.settings._replace(ceiling=CLASSES[0])
 
     async def identify(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         token = IDENTITY.set(identity_of(ctx.request, ceiling))

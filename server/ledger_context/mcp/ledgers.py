@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote, urlparse
 from urllib.request import url2pathname
@@ -79,7 +78,7 @@ class Ledgers:
         identity = IDENTITY.get()
         if identity is None:
             return self.unidentified
-        return replace(self.settings, ceiling=identity.ceiling)
+        return self.settings._replace(ceiling=identity.ceiling)
 
     def build(self, space: Path) -> ContextBuild:
         """Build the pack of ``space`` now, under the ceiling of the request's identity; one
@@ -106,7 +105,7 @@ class Ledgers:
         tell a client when a document it may not see was edited."""
         last = self._shown.get(key)
         if last is not None and last[0] == shown and last[1] < build.built_at:
-            build = replace(build, built_at=last[1])
+            build = build.built_earlier(last[1])
         self._shown[key] = (shown, build.built_at)
         return build
 

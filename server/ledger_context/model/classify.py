@@ -11,11 +11,11 @@ The readout names sources only — paths and class names, never text.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from .errors import InvalidArgumentError
 from .fields import is_missing
+from .values import Record
 
 CLASSES: tuple[str, ...] = ("public", "internal", "confidential", "restricted")
 """The known data classes, least strict first (spec §7)."""
@@ -87,12 +87,18 @@ def is_withheld(data_class: str | None, ceiling: str | None, undeclared: str | N
     return RANK[data_class] > RANK[ceiling]
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(Record):
     """A source that reached the pack: its path and the class it declared (or ``None``)."""
 
-    path: str
-    data_class: str | None
+    __slots__ = ("data_class", "path")
+
+    def __init__(
+        self,
+        path: str,
+        data_class: str | None,
+    ) -> None:
+        self.path = path
+        self.data_class = data_class
 
 
 def effective_class(sources: Iterable[Source]) -> str | None:

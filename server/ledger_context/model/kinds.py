@@ -9,15 +9,15 @@ the pack holds (:func:`pack_contents`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from .values import Record
 
 Order = Literal["none", "slug", "newest"]
 """How a group is ordered: ``slug`` ascending, or ``newest`` ``updated_at`` first."""
 
 
-@dataclass(frozen=True, slots=True)
-class Kind:
+class Kind(Record):
     """One row of spec §4.
 
     ``name`` is the document kind; ``folder`` where its documents live below ``.ledger``
@@ -29,16 +29,42 @@ class Kind:
     ``metrics`` whether a selected document's block carries its metrics list (spec §5).
     """
 
-    name: str
-    folder: str
-    group: int
-    group_name: str
-    label: str
-    statuses: tuple[str, ...]
-    order: Order
-    limit: int | None
-    droppable: bool
-    metrics: bool = False
+    __slots__ = (
+        "droppable",
+        "folder",
+        "group",
+        "group_name",
+        "label",
+        "limit",
+        "metrics",
+        "name",
+        "order",
+        "statuses",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        folder: str,
+        group: int,
+        group_name: str,
+        label: str,
+        statuses: tuple[str, ...],
+        order: Order,
+        limit: int | None,
+        droppable: bool,
+        metrics: bool = False,
+    ) -> None:
+        self.name = name
+        self.folder = folder
+        self.group = group
+        self.group_name = group_name
+        self.label = label
+        self.statuses = statuses
+        self.order = order
+        self.limit = limit
+        self.droppable = droppable
+        self.metrics = metrics
 
     @property
     def dated(self) -> bool:

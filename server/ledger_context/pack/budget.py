@@ -9,44 +9,63 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from ..model.tokens import BYTES_PER_TOKEN, tokens
+from ..model.values import Record
 from .select import DROPPABLE_GROUPS, Block
 
 Outcome = Literal["kept", "truncated", "dropped"]
 
 
-@dataclass(frozen=True, slots=True)
-class BlockOutcome:
+class BlockOutcome(Record):
     """One candidate block as the budget left it.
 
     ``bytes`` is what the block costs in the pack (its text plus the ``\\n`` separator
     before it, if any); ``kept_bytes`` is how many of those bytes are in the pack.
     """
 
-    block: Block
-    bytes: int
-    kept_bytes: int
-    outcome: Outcome
-    reason: str
+    __slots__ = ("block", "bytes", "kept_bytes", "outcome", "reason")
+
+    def __init__(
+        self,
+        block: Block,
+        bytes: int,
+        kept_bytes: int,
+        outcome: Outcome,
+        reason: str,
+    ) -> None:
+        self.block = block
+        self.bytes = bytes
+        self.kept_bytes = kept_bytes
+        self.outcome = outcome
+        self.reason = reason
 
 
-@dataclass(frozen=True, slots=True)
-class Budgeted:
+class Budgeted(Record):
     """The pack and its accounting (spec §6, §8).
 
     ``pack`` is the pack's text; ``pack_bytes`` its size in UTF-8 bytes; ``cut_bytes``
     how many bytes the cut removed (0 when the pack was not truncated).
     """
 
-    pack: str
-    pack_bytes: int
-    sha256: str
-    cap_tokens: int
-    blocks: tuple[BlockOutcome, ...]
-    cut_bytes: int
+    __slots__ = ("blocks", "cap_tokens", "cut_bytes", "pack", "pack_bytes", "sha256")
+
+    def __init__(
+        self,
+        pack: str,
+        pack_bytes: int,
+        sha256: str,
+        cap_tokens: int,
+        blocks: tuple[BlockOutcome, ...],
+        cut_bytes: int,
+    ) -> None:
+        self.pack = pack
+        self.pack_bytes = pack_bytes
+        self.sha256 = sha256
+        self.cap_tokens = cap_tokens
+        self.blocks = blocks
+        self.cut_bytes = cut_bytes
 
     @property
     def cap_bytes(self) -> int:

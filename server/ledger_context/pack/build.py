@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gc
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,6 @@ from .select import Selection, select
 from .settings import DEFAULT_SETTINGS, Settings, make_settings
 
 
-@dataclass(frozen=True, slots=True)
 class ContextBuild:
     """A built pack with everything needed to explain it, and the settings it was built
     with; ``budgeted.pack`` is the pack text.
@@ -33,21 +31,48 @@ class ContextBuild:
     Every surface (the selection, serving, the explanations, the MCP tools) asks the
     build which document is at a path (:meth:`document`) and whether it is withheld
     (:meth:`is_withheld`), so the answer is the one the selection gave.
+
+    ``git`` is where HEAD is learnt, ``None`` when the build was made without provenance;
+    ``built_at`` when the files were read (seconds since the epoch: a warm build is given
+    again while every file keeps its identity, so a reused build is older than the call
+    that checked it); ``index`` what became of the ledger index in this build (``used
+    (…)``, ``rebuilt (why)``…), ``None`` when the index is off, never part of the pack.
+    A plain class, not a dataclass: the ``pack`` command imports no ``dataclasses``
+    (with ``inspect``, a quarter of its start-up).
     """
 
-    ledger: Ledger
-    selection: Selection
-    budgeted: Budgeted
-    settings: Settings
-    git: HeadSource | None = field(default=None, compare=False, repr=False)
-    """Where HEAD is learnt, ``None`` when the build was made without provenance."""
-    _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    built_at: float = field(default_factory=time.time, compare=False, repr=False)
-    """When the files were read (seconds since the epoch). A warm build is given again while
-    every file keeps its identity, so a reused build is older than the call that checked it."""
-    index: str | None = field(default=None, compare=False)
-    """What became of the ledger index in this build (``used (…)``, ``rebuilt (why)``…),
-    ``None`` when the index is off. Never part of the pack."""
+    __slots__ = ("_memo", "budgeted", "built_at", "git", "index", "ledger", "selection", "settings")
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        selection: Selection,
+        budgeted: Budgeted,
+        settings: Settings,
+        git: HeadSource | None = None,
+        *,
+        index: str | None = None,
+        built_at: float | None = None,
+        memo: dict[str, Any] | None = None,
+    ) -> None:
+        self.ledger = ledger
+        self.selection = selection
+        self.budgeted = budgeted
+        self.settings = settings
+        self.git = git
+        self.index = index
+        self.built_at = time.time() if built_at is None else built_at
+        self._memo: dict[str, Any] = {} if memo is None else memo
+
+    def __repr__(self) -> str:
+        return f"ContextBuild({self.ledger.space!r}, {self.budgeted.pack_bytes} bytes, index={self.index!r})"
+
+    def built_earlier(self, built_at: float) -> ContextBuild:
+        """This build, said to have been made at ``built_at`` (what it holds is shared)."""
+        return ContextBuild(
+            self.ledger, self.selection, self.budgeted, self.settings, self.git,
+            index=self.index, built_at=built_at, memo=self._memo,
+        )  # fmt: skip
 
     @property
     def undeclared_class(self) -> str | None:

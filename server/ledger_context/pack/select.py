@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from ..model.classify import is_withheld
 from ..model.document import Document
 from ..model.kinds import KIND, KIND_TABLE, Kind
+from ..model.values import Record
 
 GROUPS: tuple[tuple[int, str, str], ...] = tuple((k.group, k.group_name, k.name) for k in KIND_TABLE)
 """(group number, group name, document kind), in pack order (spec §4)."""
@@ -23,25 +23,38 @@ DROPPABLE_GROUPS = frozenset(k.group for k in KIND_TABLE if k.droppable)
 """Groups whose blocks the budget may drop (spec §6)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(Record):
     """A candidate block: its group (1–6), its source document, and its text.
 
     ``text`` ends with ``\\n`` and excludes the ``\\n`` separator that joins it to the
     block before it (spec §5).
     """
 
-    group: int
-    document: Document
-    text: str
+    __slots__ = ("document", "group", "text")
+
+    def __init__(
+        self,
+        group: int,
+        document: Document,
+        text: str,
+    ) -> None:
+        self.group = group
+        self.document = document
+        self.text = text
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
+class Selection(Record):
     """The candidate blocks in pack order, and the sources a data-class ceiling withheld."""
 
-    blocks: list[Block]
-    withheld: list[Document]
+    __slots__ = ("blocks", "withheld")
+
+    def __init__(
+        self,
+        blocks: list[Block],
+        withheld: list[Document],
+    ) -> None:
+        self.blocks = blocks
+        self.withheld = withheld
 
 
 def by_slug(document: Document) -> tuple[str, str]:

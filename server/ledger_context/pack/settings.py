@@ -9,12 +9,12 @@ nothing below checks them again. Each check raises
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..model.classify import parse_ceiling, parse_undeclared_class
 from ..model.errors import InvalidArgumentError, InvalidCapError
 from ..model.tokens import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
+from ..model.values import Record
 from ..reader.frontmatter import YamlOptions
 from ..reader.index import IndexOptions
 
@@ -22,18 +22,30 @@ DETAILS = ("brief", "full")
 """The values ``detail`` may take (spec §8)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(Record):
     """A valid cap (tokens, spec §6), ceiling (canonical class name or ``None``, §7), the
     class undeclared sources are read as for the ceiling (``None``: they pass), and the
     reader's YAML options (``None``: the reader's default), and where the ledger index
-    lives (``None``: no index; :mod:`~ledger_context.reader.index`)."""
+    lives (``None``: no index; :mod:`~ledger_context.reader.index`).
 
-    cap_tokens: int = DEFAULT_CAP_TOKENS
-    ceiling: str | None = None
-    undeclared_class: str | None = None
-    yaml: YamlOptions | None = None
-    index: IndexOptions | None = None
+    A record (:mod:`~ledger_context.model.values`).
+    """
+
+    __slots__ = ("cap_tokens", "ceiling", "index", "undeclared_class", "yaml")
+
+    def __init__(
+        self,
+        cap_tokens: int = DEFAULT_CAP_TOKENS,
+        ceiling: str | None = None,
+        undeclared_class: str | None = None,
+        yaml: YamlOptions | None = None,
+        index: IndexOptions | None = None,
+    ) -> None:
+        self.cap_tokens = cap_tokens
+        self.ceiling = ceiling
+        self.undeclared_class = undeclared_class
+        self.yaml = yaml
+        self.index = index
 
 
 DEFAULT_SETTINGS = Settings()

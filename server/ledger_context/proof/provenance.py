@@ -26,12 +26,12 @@ import hashlib
 import os
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from ..model.classify import is_withheld
 from ..model.document import Document
+from ..model.values import Record
 from ..reader.ledger import Ledger
 from ..reader.space import LEDGER_DIR
 
@@ -58,8 +58,7 @@ def fingerprint(documents: Iterable[tuple[str, str]]) -> str:
     return digest.hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
+class Head(Record):
     """A commit and its blob ids below the ledger.
 
     ``toplevel`` is the real path of the work tree root; ``commit`` is ``None`` before
@@ -67,23 +66,39 @@ class Head:
     their :data:`TreeEntry`, for every path below the ledger's real folder.
     """
 
-    toplevel: str
-    commit: str | None
-    tree: Mapping[str, TreeEntry]
+    __slots__ = ("commit", "toplevel", "tree")
+
+    def __init__(
+        self,
+        toplevel: str,
+        commit: str | None,
+        tree: Mapping[str, TreeEntry],
+    ) -> None:
+        self.toplevel = toplevel
+        self.commit = commit
+        self.tree = tree
 
 
-@dataclass(frozen=True, slots=True)
-class Provenance:
+class Provenance(Record):
     """Where one build came from (spec §8).
 
     ``in_git`` tells whether documents' ``git_blob`` is published (the space is inside a
     git work tree, or the build is of a revision).
     """
 
-    commit: str | None
-    dirty: bool | None
-    fingerprint: str
-    in_git: bool
+    __slots__ = ("commit", "dirty", "fingerprint", "in_git")
+
+    def __init__(
+        self,
+        commit: str | None,
+        dirty: bool | None,
+        fingerprint: str,
+        in_git: bool,
+    ) -> None:
+        self.commit = commit
+        self.dirty = dirty
+        self.fingerprint = fingerprint
+        self.in_git = in_git
 
 
 def git(args: list[str], cwd: str | os.PathLike[str], stdin: bytes | None = None) -> bytes | None:
@@ -147,8 +162,9 @@ def _stat_key(path: str) -> tuple[int, int, int] | None:
 class HeadSource(Protocol):
     """Where a builder learns HEAD: a work tree (:class:`WorkTree`) or a fixed revision."""
 
-    found: bool
-    """True when documents should get their git blob ids."""
+    @property
+    def found(self) -> bool:
+        """True when documents should get their git blob ids."""
 
     def object_format(self) -> str | None:
         """``sha1`` or ``sha256``; ``None`` when git does not accept the repository."""
@@ -157,13 +173,20 @@ class HeadSource(Protocol):
         """The commit and its blob ids below the ledger, ``None`` outside git."""
 
 
-@dataclass(slots=True)
-class FixedHead:
+class FixedHead(Record):
     """A head that never moves: the revision a build from history was read from."""
 
-    fixed: Head
-    format: str
-    found: bool = True
+    __slots__ = ("fixed", "format", "found")
+
+    def __init__(
+        self,
+        fixed: Head,
+        format: str,
+        found: bool = True,
+    ) -> None:
+        self.fixed = fixed
+        self.format = format
+        self.found = found
 
     def object_format(self) -> str | None:
         return self.format

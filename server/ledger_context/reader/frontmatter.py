@@ -12,9 +12,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..model.values import Record
 from . import quick_yaml
 
 if TYPE_CHECKING:
@@ -49,8 +49,7 @@ QUICK_ENV = "LEDGER_CONTEXT_QUICK_YAML"
 _OFF = frozenset({"off", "0", "no", "false"})
 
 
-@dataclass(frozen=True, slots=True)
-class YamlOptions:
+class YamlOptions(Record):
     """How the reader loads frontmatter: ``quick`` whether the quick path answers first;
     ``pure_python`` whether PyYAML's pure-Python loader is asked for even where libyaml is
     present; ``problem`` why a switch was not honoured as written (``check`` reports it).
@@ -59,9 +58,17 @@ class YamlOptions:
     (:func:`yaml_options`) and handed down; the reader never reads the environment.
     """
 
-    quick: bool = True
-    pure_python: bool = False
-    problem: str | None = None
+    __slots__ = ("problem", "pure_python", "quick")
+
+    def __init__(
+        self,
+        quick: bool = True,
+        pure_python: bool = False,
+        problem: str | None = None,
+    ) -> None:
+        self.quick = quick
+        self.pure_python = pure_python
+        self.problem = problem
 
     def full_loader(self) -> Literal["libyaml", "python"]:
         """The loader used when the quick path declines: ``python`` when libyaml is
@@ -102,7 +109,12 @@ _YAML_HINT = "fix the YAML there; quote a value that holds ': ' or starts with a
 _TAB_HINT = "indent with spaces there: YAML does not allow tabs for indentation"
 # No leading \s*: tried at every offset of a run of spaces it was quadratic; the caller
 # collapses whitespace anyway.
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+
+
+@functools.cache
+def _quoted() -> re.Pattern[str]:
+    """What a YAML message quotes (compiled on first use: only a broken document needs it)."""
+    return re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
 
 
 class DecodeError(ValueError):
@@ -129,8 +141,7 @@ def decode_text(data: bytes) -> str:
     return text
 
 
-@dataclass(frozen=True, slots=True)
-class Split:
+class Split(Record):
     """A text split at its frontmatter (spec §2).
 
     ``frontmatter`` is the text strictly between the two boundary lines (``None`` when the
@@ -140,11 +151,21 @@ class Split:
     closing boundary line.
     """
 
-    frontmatter: str | None
-    text: str
-    first_line: int = 0
-    unclosed: bool = False
-    body_start: int = 0
+    __slots__ = ("body_start", "first_line", "frontmatter", "text", "unclosed")
+
+    def __init__(
+        self,
+        frontmatter: str | None,
+        text: str,
+        first_line: int = 0,
+        unclosed: bool = False,
+        body_start: int = 0,
+    ) -> None:
+        self.frontmatter = frontmatter
+        self.text = text
+        self.first_line = first_line
+        self.unclosed = unclosed
+        self.body_start = body_start
 
     @property
     def body(self) -> str:
@@ -190,12 +211,18 @@ class FrontmatterError(ValueError):
         self.column = column
 
 
-@dataclass(frozen=True, slots=True)
-class DuplicateKey:
+class DuplicateKey(Record):
     """A mapping key given twice; the last value is kept (spec §2). Positions are 1-based."""
 
-    line: int
-    column: int
+    __slots__ = ("column", "line")
+
+    def __init__(
+        self,
+        line: int,
+        column: int,
+    ) -> None:
+        self.line = line
+        self.column = column
 
 
 def _collection_children(node: yaml.Node) -> list[yaml.Node]:
@@ -268,7 +295,7 @@ class _LoaderMixin:
 
     def construct_scalar(self, node: yaml.ScalarNode) -> Any:
         value = super().construct_scalar(node)  # type: ignore[misc]
-        if isinstance(value, str) and not value.isascii() and _SURROGATE.search(value):
+        if isinstance(value, str) and not value.isascii() and _surrogate().search(value):
             raise FrontmatterError(
                 "YAML does not parse: found invalid Unicode character escape code "
                 "(a \\u escape names half of a surrogate pair; write the character itself)",
@@ -359,7 +386,10 @@ def _loader_class(loader_name: Literal["libyaml", "python"]) -> type[_LoaderMixi
     return type("_PythonLoader", (_LoaderMixin, _TabsAsLibyaml, yaml.BaseLoader), {})
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+@functools.cache
+def _surrogate() -> re.Pattern[str]:
+    """A lone surrogate (compiled on first use: only PyYAML's loaders ask)."""
+    return re.compile("[\ud800-\udfff]")
 
 
 def _unquote_document(text: str) -> str:
@@ -373,7 +403,7 @@ def _unquote_document(text: str) -> str:
             return " " + quoted
         return ""
 
-    return " ".join(_QUOTED.sub(keep_syntax, text).split())
+    return " ".join(_quoted().sub(keep_syntax, text).split())
 
 
 def _describe(exc: yaml.YAMLError) -> str:
@@ -447,13 +477,20 @@ def _position(text: str, offset: int, loader: str) -> tuple[int, int]:
     return text.count("\n", 0, index) + 1, index - line_start + 1
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
+class Loaded(Record):
     """A loaded frontmatter: its mapping, the duplicate keys met, and which loader read it."""
 
-    mapping: dict[Any, Any]
-    duplicates: list[DuplicateKey]
-    loader: YamlLoader
+    __slots__ = ("duplicates", "loader", "mapping")
+
+    def __init__(
+        self,
+        mapping: dict[Any, Any],
+        duplicates: list[DuplicateKey],
+        loader: YamlLoader,
+    ) -> None:
+        self.mapping = mapping
+        self.duplicates = duplicates
+        self.loader = loader
 
 
 def load_frontmatter(frontmatter: str, options: YamlOptions | None = None) -> Loaded:

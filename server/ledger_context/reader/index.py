@@ -31,13 +31,13 @@ import os
 import stat
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..model.document import Document, FileResult
 from ..model.fields import Timestamp
 from ..model.problems import Problem
+from ..model.values import Record
 from .frontmatter import YamlOptions, resolved
 from .identity import FileIdentity, is_racy
 from .paths import fs_path
@@ -55,22 +55,34 @@ _PARSE_SOURCES = ("model", "reader")
 """The wings whose code decides what a parse gives: their source is part of the version."""
 
 
-@dataclass(frozen=True, slots=True)
-class IndexOptions:
+class IndexOptions(Record):
     """Where the indexes live (the edge chooses: ``$XDG_CACHE_HOME/ledger-context`` or the
     platform's equivalent); ``None`` in the settings means no index."""
 
-    directory: Path
+    __slots__ = ("directory",)
+
+    def __init__(
+        self,
+        directory: Path,
+    ) -> None:
+        self.directory = directory
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
+class Loaded(Record):
     """An index read from disk: its entries by path, the moment it was written (ns), and,
     when it could not be used, why (``entries`` is then empty)."""
 
-    entries: dict[str, tuple[FileIdentity, FileResult]]
-    written_ns: int = 0
-    fault: str | None = None
+    __slots__ = ("entries", "fault", "written_ns")
+
+    def __init__(
+        self,
+        entries: dict[str, tuple[FileIdentity, FileResult]],
+        written_ns: int = 0,
+        fault: str | None = None,
+    ) -> None:
+        self.entries = entries
+        self.written_ns = written_ns
+        self.fault = fault
 
 
 def version_key(yaml: YamlOptions | None) -> dict[str, Any]:

@@ -16,7 +16,6 @@ import stat
 import time
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -28,6 +27,7 @@ except ImportError:  # Windows
 from ..model.document import DATED_KINDS, KINDS, Document, FileResult
 from ..model.errors import DocumentChangedError
 from ..model.problems import Problem, problem_sort_key
+from ..model.values import Record
 from .cache import DocumentCache
 from .frontmatter import YamlOptions, decode_text
 from .identity import FileIdentity, is_same_file, is_unchanged
@@ -48,25 +48,37 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
-class Ledger:
+class Ledger(Record):
     """A ledger as read: valid documents in path order, problems, and counts per kind.
 
     ``read`` counts the files of each kind that were read, ``skipped`` those of them
     that were not valid; ``bytes_read`` is the total size of the files read, in bytes.
     """
 
-    space: Path
-    documents: list[Document]
-    problems: list[Problem]
-    read: Counter[str] = field(default_factory=Counter)
-    skipped: Counter[str] = field(default_factory=Counter)
-    bytes_read: int = 0
-    walk: Walk | None = None
-    """What the walk saw: the files with their identities, and its problems."""
-    cached: bool = False
-    """True when every file's result is in the cache, so a later walk that sees the same
-    files with the same identities would read exactly this ledger again."""
+    __slots__ = ("bytes_read", "cached", "documents", "problems", "read", "skipped", "space", "walk")
+
+    def __init__(
+        self,
+        space: Path,
+        documents: list[Document],
+        problems: list[Problem],
+        read: Counter[str],
+        skipped: Counter[str],
+        bytes_read: int = 0,
+        walk: Walk | None = None,
+        cached: bool = False,
+    ) -> None:
+        self.space = space
+        self.documents = documents
+        self.problems = problems
+        self.read = read
+        self.skipped = skipped
+        self.bytes_read = bytes_read
+        self.walk = walk
+        """What the walk saw: the files with their identities, and its problems."""
+        self.cached = cached
+        """True when every file's result is in the cache, so a later walk that sees the same
+        files with the same identities would read exactly this ledger again."""
 
 
 CHANGED_WHILE_READING = "changed while being read; skipped (run again)"

@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import stat
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..model.problems import Problem, Severity
+from ..model.values import Record
 from .identity import FileIdentity, identity_of
 from .paths import fs_path, is_clean_name, name_text, path_fault, printable_path
 from .space import LEDGER_DIR
@@ -54,15 +54,22 @@ class SourceFile(NamedTuple):
     linked: bool = False
 
 
-@dataclass(slots=True)
-class Walk:
+class Walk(Record):
     """What a walk found: documents in path order (code points), and problems."""
 
-    files: list[SourceFile] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    skipped: Counter[str] = field(default_factory=Counter)
-    """Documents (``*.md``) skipped by the walk itself, per kind: bad names, size, links,
-    non-regular files. They count as read and skipped in the explanation."""
+    __slots__ = ("files", "problems", "skipped")
+
+    def __init__(
+        self,
+        files: list[SourceFile],
+        problems: list[Problem],
+        skipped: Counter[str],
+    ) -> None:
+        self.files = files
+        self.problems = problems
+        self.skipped = skipped
+        """Documents (``*.md``) skipped by the walk itself, per kind: bad names, size, links,
+        non-regular files. They count as read and skipped in the explanation."""
 
 
 DirIdentity = tuple[int, int]
@@ -128,7 +135,10 @@ class _Walker:
     def __init__(self, space: Path) -> None:
         self.root = fs_path(space, LEDGER_DIR)
         self.root_real = os.path.realpath(self.root)
-        self.result = Walk()
+        self.problems: list[Problem] = []
+        self.skipped: Counter[str] = Counter()
+        self.files: list[SourceFile] = []
+        """The walk's result, once :meth:`dedupe` has made it of :attr:`found`."""
         self.found: list[SourceFile] = []
         self.visits = 0
         self.may_repeat = False
@@ -139,9 +149,9 @@ class _Walker:
 
     def report(self, path: str, severity: Severity, message: str, kind: str | None = None) -> None:
         """Record a problem; an error about a document of ``kind`` counts it as skipped."""
-        self.result.problems.append(Problem(printable_path(path), severity, message))
+        self.problems.append(Problem(printable_path(path), severity, message))
         if kind is not None and severity == "error" and path.endswith(".md"):
-            self.result.skipped[kind] += 1
+            self.skipped[kind] += 1
 
     def inside_root(self, real: bytes) -> bool:
         return real == self.root_real or real.startswith(self.root_real + os.sep.encode())
@@ -186,14 +196,17 @@ class _Walker:
                 self.anchor.users = 1  # the walk's own hold, released at the end
         except OSError as exc:
             self.report(LEDGER_DIR, "error", f"cannot list the ledger ({exc.strerror})")
-            return self.result
+            return self.result()
         try:
             self.walk_top(entries, root)
         finally:
             if self.anchor is not None:
                 self.anchor.release()
         self.dedupe()
-        return self.result
+        return self.result()
+
+    def result(self) -> Walk:
+        return Walk(self.files, self.problems, self.skipped)
 
     def walk_top(self, entries: list[os.DirEntry[bytes]], root: _Chain) -> None:
         top_anchor = self.anchor
@@ -409,7 +422,7 @@ class _Walker:
         links), or when every path goes through a link, the first in code-point order."""
         if not self.may_repeat:  # no link followed, no hard link: every file is met once
             self.found.sort(key=lambda s: s.path)
-            self.result.files = self.found
+            self.files = self.found
             return
         by_file: dict[tuple[int, int], list[SourceFile]] = {}
         for source in self.found:
@@ -430,7 +443,7 @@ class _Walker:
                         f"not with the {_GROUP_OF[other.kind]} (remove the link, or copy the file)",
                     )
         files.sort(key=lambda s: s.path)
-        self.result.files = files
+        self.files = files
 
 
 def _dir_identity(st: os.stat_result) -> DirIdentity:
