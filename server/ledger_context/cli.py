@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from . import __version__
 from .model.classify import CLASSES
@@ -29,9 +29,9 @@ from .model.errors import (
     SpaceNotFoundError,
 )
 from .model.tokens import DEFAULT_CAP_TOKENS
+from .model.values import Record
 from .pack.build import ContextBuild, ContextBuilder
 from .pack.settings import Settings, make_settings
-from .proof.provenance import HeadSource
 from .reader.frontmatter import yaml_options
 from .reader.index import IndexOptions
 from .reader.space import display_path, find_space, holds_ledger, space_from_environment
@@ -39,6 +39,7 @@ from .reader.space import display_path, find_space, holds_ledger, space_from_env
 if TYPE_CHECKING:
     from .pack.fit import CapAdvice
     from .proof.audit import CallRecord
+    from .proof.provenance import HeadSource
     from .reader.ledger import Ledger
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
@@ -67,14 +68,24 @@ def _limit(value: str) -> int | str:
     return int(text) if text.isascii() and text.isdigit() else value
 
 
-class _Options(NamedTuple):
+class _Options(Record):
     """Options several commands share, as argparse parent parsers."""
 
-    common: _Parser
-    budget: _Parser
-    history: _Parser
-    audit_file: _Parser
-    keep_days: _Parser
+    __slots__ = ("audit_file", "budget", "common", "history", "keep_days")
+
+    def __init__(
+        self,
+        common: _Parser,
+        budget: _Parser,
+        history: _Parser,
+        audit_file: _Parser,
+        keep_days: _Parser,
+    ) -> None:
+        self.common = common
+        self.budget = budget
+        self.history = history
+        self.audit_file = audit_file
+        self.keep_days = keep_days
 
 
 _Commands: TypeAlias = "argparse._SubParsersAction[_Parser]"

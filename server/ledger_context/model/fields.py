@@ -8,14 +8,16 @@ string, a list or a mapping. A string that is, after stripping, empty, ``~`` or
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any
+
+from .values import Record
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Printable ASCII words separated by single spaces: what most titles and slugs are.
 _ALREADY_CLEAN = re.compile(r"[!-~]+(?: [!-~]+)*")
-_EPOCH = datetime(1970, 1, 1)
+_EPOCH_ORDINAL = 719_163
+"""``date(1970, 1, 1).toordinal()``: days from 0001-01-01 to the epoch."""
 BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 """Bidirectional overrides and isolates: they make a line read differently from its text."""
 
@@ -56,16 +58,24 @@ def status_of(value: Any) -> str | None:
     return value.strip().casefold()
 
 
-class Timestamp(NamedTuple):
+class Timestamp(Record):
     """A parsed ``updated_at``: ``key`` is microseconds since 1970-01-01 UTC (an int, so
     any year orders without overflow)."""
 
-    key: int
+    __slots__ = ("key",)
+
+    def __init__(
+        self,
+        key: int,
+    ) -> None:
+        self.key = key
 
     @property
     def iso(self) -> str:
         """The instant in UTC as ISO 8601 with ``Z``, also in year 0 or 10000."""
-        moment = _EPOCH + timedelta(microseconds=self.key % _FOUR_CENTURIES_US)
+        from datetime import datetime, timedelta  # here: most commands never show a date
+
+        moment = datetime(1970, 1, 1) + timedelta(microseconds=self.key % _FOUR_CENTURIES_US)
         cycles = self.key // _FOUR_CENTURIES_US  # whole 400-year cycles since 1970
         return f"{moment.year + 400 * cycles:04d}{moment.isoformat()[4:]}Z"
 
@@ -81,15 +91,23 @@ def parse_updated_at(value: Any) -> Timestamp | None:
     """
     if not isinstance(value, str) or is_missing(value):
         return None
+    from datetime import datetime  # here: a ledger without dates never loads it (start-up)
+
     try:
         parsed = datetime.fromisoformat(value.strip())
     except ValueError:
         return None
-    delta = parsed.replace(tzinfo=None) - _EPOCH
+    seconds = (
+        (parsed.toordinal() - _EPOCH_ORDINAL) * 86_400
+        + parsed.hour * 3600
+        + parsed.minute * 60
+        + parsed.second
+    )
     offset = parsed.utcoffset()
     if offset:
-        delta -= offset
-    return Timestamp((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds)
+        seconds -= offset.days * 86_400 + offset.seconds
+        return Timestamp((seconds * 1_000_000 + parsed.microsecond) - offset.microseconds)
+    return Timestamp(seconds * 1_000_000 + parsed.microsecond)
 
 
 def slug_of(value: Any, file_name: str) -> str:

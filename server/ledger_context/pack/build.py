@@ -9,12 +9,11 @@ from __future__ import annotations
 import gc
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.classify import Source, effective_class, is_withheld
 from ..model.document import FileResult
 from ..model.tokens import DEFAULT_CAP_TOKENS
-from ..proof.provenance import HeadSource, Provenance, WorkTree, provenance
 from ..reader.cache import DocumentCache, WarmBuild
 from ..reader.indexed import IndexUse
 from ..reader.ledger import Document, Ledger, read_ledger
@@ -22,6 +21,9 @@ from ..reader.walk import SourceFile, Walk, walk_ledger
 from .budget import Budgeted, apply_budget
 from .select import Selection, select
 from .settings import DEFAULT_SETTINGS, Settings, make_settings
+
+if TYPE_CHECKING:  # provenance asks git: imported when a build asks it (pack never does)
+    from ..proof.provenance import HeadSource, Provenance
 
 
 class ContextBuild:
@@ -144,6 +146,8 @@ class ContextBuild:
         if cached is not None and cached[0] is head:
             result: Provenance = cached[1]
             return result
+        from ..proof.provenance import provenance
+
         result = provenance(self.ledger, head, self.ceiling)
         self._memo["provenance"] = (head, result)
         return result
@@ -176,7 +180,11 @@ class ContextBuilder:
         else:
             self._cache = DocumentCache() if cache or settings.index is not None else None
         self._warm: WarmBuild[Walk, ContextBuild] = WarmBuild()
-        self.git = git if git is not None else WorkTree(space) if provenance else None
+        if git is None and provenance:
+            from ..proof.provenance import WorkTree
+
+            git = WorkTree(space)
+        self.git = git
         self._index: IndexUse | None = None
 
     def build(self) -> ContextBuild:

@@ -17,7 +17,6 @@ import time
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 try:
     import fcntl
@@ -104,13 +103,21 @@ def _inside(fd: int, root_real: bytes) -> bool:
     return where.startswith(root_real + os.sep.encode())
 
 
-class _Read(NamedTuple):
+class _Read(Record):
     """What reading a file gave: its bytes and whether its whole identity was still the
     walk's (so the result may be cached), or, with ``data`` ``None``, why it was not read."""
 
-    data: bytes | None
-    unchanged: bool = False
-    fault: str = ""
+    __slots__ = ("data", "fault", "unchanged")
+
+    def __init__(
+        self,
+        data: bytes | None,
+        unchanged: bool = False,
+        fault: str = "",
+    ) -> None:
+        self.data = data
+        self.unchanged = unchanged
+        self.fault = fault
 
 
 _GREW = _Read(None, fault=f"file grew over the {MAX_FILE_BYTES}-byte limit while reading; skipped")

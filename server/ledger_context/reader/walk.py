@@ -76,12 +76,19 @@ DirIdentity = tuple[int, int]
 """(device, inode) of a folder, links followed."""
 
 
-class _Chain(NamedTuple):
+class _Chain(Record):
     """The folders on the way from the ledger root down to a folder, innermost first: a
     linked list, so entering a folder costs the same at any depth."""
 
-    identity: DirIdentity
-    parent: _Chain | None
+    __slots__ = ("identity", "parent")
+
+    def __init__(
+        self,
+        identity: DirIdentity,
+        parent: _Chain | None,
+    ) -> None:
+        self.identity = identity
+        self.parent = parent
 
     def holds(self, identity: DirIdentity) -> bool:
         chain: _Chain | None = self
