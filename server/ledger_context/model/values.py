@@ -15,9 +15,10 @@ matters most, and the fastest to make.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-R = TypeVar("R", bound="Record")
+if TYPE_CHECKING:
+    from typing import Self
 
 
 class Record:
@@ -38,7 +39,7 @@ class Record:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"{type(self).__name__}({fields})"
 
-    def _replace(self: R, **changes: Any) -> R:
+    def _replace(self, **changes: Any) -> Self:
         """A copy with ``changes``: ``__init__`` takes every field by its name."""
         values = {name: getattr(self, name) for name in self.__slots__}
         values.update(changes)

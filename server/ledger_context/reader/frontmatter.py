@@ -111,10 +111,7 @@ _TAB_HINT = "indent with spaces there: YAML does not allow tabs for indentation"
 # collapses whitespace anyway.
 
 
-@functools.cache
-def _quoted() -> re.Pattern[str]:
-    """What a YAML message quotes (compiled on first use: only a broken document needs it)."""
-    return re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+_QUOTED = r"'[^']*'|\"[^\"]*\"|`[^`]*`"  # compiled on first use: only a broken document needs it
 
 
 class DecodeError(ValueError):
@@ -295,7 +292,7 @@ class _LoaderMixin:
 
     def construct_scalar(self, node: yaml.ScalarNode) -> Any:
         value = super().construct_scalar(node)  # type: ignore[misc]
-        if isinstance(value, str) and not value.isascii() and _surrogate().search(value):
+        if isinstance(value, str) and not value.isascii() and re.search(_SURROGATE, value):
             raise FrontmatterError(
                 "YAML does not parse: found invalid Unicode character escape code "
                 "(a \\u escape names half of a surrogate pair; write the character itself)",
@@ -386,10 +383,7 @@ def _loader_class(loader_name: Literal["libyaml", "python"]) -> type[_LoaderMixi
     return type("_PythonLoader", (_LoaderMixin, _TabsAsLibyaml, yaml.BaseLoader), {})
 
 
-@functools.cache
-def _surrogate() -> re.Pattern[str]:
-    """A lone surrogate (compiled on first use: only PyYAML's loaders ask)."""
-    return re.compile("[\ud800-\udfff]")
+_SURROGATE = "[\ud800-\udfff]"  # compiled on first use: only PyYAML's loaders ask
 
 
 def _unquote_document(text: str) -> str:
@@ -403,7 +397,7 @@ def _unquote_document(text: str) -> str:
             return " " + quoted
         return ""
 
-    return " ".join(_quoted().sub(keep_syntax, text).split())
+    return " ".join(re.sub(_QUOTED, keep_syntax, text).split())
 
 
 def _describe(exc: yaml.YAMLError) -> str:

@@ -8,11 +8,19 @@ reported, never read, and printed quoted, with escapes (:func:`printable_path`).
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 
-_BAD_PATH_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_BAD_PATH = "[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]"
+"""What a path may not hold (spec §1): control characters, line separators, lone
+surrogates. Every one is unprintable, so ``str.isprintable()`` clears almost every name
+without it; the patterns here are compiled on first use (``re`` keeps them): the
+surrogate range costs a short command 0.3-0.8 ms to compile."""
+
+
+def _bad_char(text: str) -> re.Match[str] | None:
+    """The first character of ``text`` a path may not hold, or ``None``."""
+    return None if text.isprintable() else re.search(_BAD_PATH, text)
 
 
 def name_text(name: bytes) -> str:
@@ -40,15 +48,6 @@ def fs_path(space: str | os.PathLike[str], path: str) -> bytes:
 
 
 _BIDI = "\u202a-\u202e\u2066-\u2069"
-
-
-@functools.cache
-def _pattern(source: str) -> re.Pattern[str]:
-    """``source`` compiled on first use: the escapes below are needed only for unclean
-    text, and compiling the surrogate range costs a short command about 0.3 ms each."""
-    return re.compile(source)
-
-
 _PATH_ESCAPES = '[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]'
 _UNSHOWN = f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udfff]"
 _TEXT_ESCAPES = f'[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udfff]'
@@ -63,17 +62,17 @@ def printable_path(path: str) -> str:
     It cannot be read as a clean path, which never starts with ``"`` (a ledger path
     starts with ``.ledger``; a space is an absolute path) and is never quoted.
     """
-    if _BAD_PATH_CHAR.search(path) is None:
+    if _bad_char(path) is None:
         return path
-    return '"' + _pattern(_PATH_ESCAPES).sub(_escape, path) + '"'
+    return '"' + re.sub(_PATH_ESCAPES, _escape, path) + '"'
 
 
 def printable_text(text: str) -> str:
     """Text from outside (what a client says of itself) as :func:`printable_path` shows a
     path, bidirectional controls escaped too: a terminal shows exactly these characters."""
-    if _pattern(_UNSHOWN).search(text) is None:
+    if re.search(_UNSHOWN, text) is None:
         return text
-    return '"' + _pattern(_TEXT_ESCAPES).sub(_escape, text) + '"'
+    return '"' + re.sub(_TEXT_ESCAPES, _escape, text) + '"'
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -88,7 +87,7 @@ def _escape(match: re.Match[str]) -> str:
 
 def path_fault(path: str) -> str | None:
     """Why ``path`` cannot be written into a title line (spec §1), or ``None`` if clean."""
-    match = _BAD_PATH_CHAR.search(path)
+    match = _bad_char(path)
     if match is None:
         return None
     if 0xD800 <= ord(match.group()) <= 0xDFFF:
@@ -98,4 +97,4 @@ def path_fault(path: str) -> str | None:
 
 def is_clean_name(name: str) -> bool:
     """True if the file name ``name`` can be part of a path (a quick :func:`path_fault`)."""
-    return name.isprintable() if name.isascii() else _BAD_PATH_CHAR.search(name) is None
+    return name.isprintable() or (not name.isascii() and re.search(_BAD_PATH, name) is None)
