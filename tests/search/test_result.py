@@ -87,7 +87,29 @@ def test_under_a_ceiling_a_withheld_document_is_neither_found_nor_counted(tmp_pa
         (["x"], None, 10, "query must be a string of words to search for, not list"),
         ("  !! ", None, 10, "no searchable term"),
         ("x" * 5000, None, 10, "at most 4096"),
-        (" ".join(f"w{i}" for i in range(40)), None, 10, "40 distinct terms; at most 32"),
+        (
+            " ".join(f"w{i}" for i in range(40)),
+            None,
+            10,
+            "40 distinct terms; at most 32 are allowed: use fewer words$",
+        ),
+        # Found by trying to break the product: a Chinese sentence of 39 characters was
+        # refused with no word on why (each pair of neighbouring characters is a term).
+        (
+            "我们决定使用JWT来验证帮助台的网络钩子因为它更安全而且更容易在多个服务之间共享密钥",
+            None,
+            10,
+            "query has 38 distinct terms; at most 32 are allowed: use fewer words "
+            r"\(in Chinese, Japanese, Thai and other scripts written without spaces each pair "
+            r"of neighbouring characters is a term\)$",
+        ),
+        # ... and 4,096 letters read "use words of letters or digits"
+        (
+            "a" * 4096,
+            None,
+            10,
+            "no searchable term: a word of more than 64 letters or digits is not searched",
+        ),
         ("jwt", "decisions", 10, "use one of agents, harness, eval, finding, decision, experiment"),
         ("jwt", None, 0, "from 1 to 50"),
         ("jwt", None, 51, "from 1 to 50"),

@@ -21,7 +21,7 @@ from ..model.fields import bidi_escaped, clean_text
 from ..pack.build import ContextBuild
 from ..pack.served import served_document
 from .inverted import FIELDS, SCALE, SearchIndex
-from .terms import first_term_at, terms
+from .terms import MAX_TERM_CHARS, first_term_at, has_long_word, has_unspaced, terms
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
@@ -116,13 +116,25 @@ def query_terms(query: Any) -> list[str]:
         )
     found = list(dict.fromkeys(terms(query)))
     if not found:
+        if has_long_word(query):
+            raise InvalidArgumentError(
+                f"query has no searchable term: a word of more than {MAX_TERM_CHARS} letters or "
+                "digits is not searched (nor indexed); use shorter words"
+            )
         raise InvalidArgumentError(
             "query has no searchable term: use words of letters or digits (punctuation, "
             "symbols and control characters only separate words)"
         )
     if len(found) > MAX_QUERY_TERMS:
+        pairs = (
+            " (in Chinese, Japanese, Thai and other scripts written without spaces each pair of "
+            "neighbouring characters is a term)"
+            if has_unspaced(query)
+            else ""
+        )
         raise InvalidArgumentError(
-            f"query has {len(found)} distinct terms; at most {MAX_QUERY_TERMS} are allowed"
+            f"query has {len(found)} distinct terms; at most {MAX_QUERY_TERMS} are allowed: "
+            f"use fewer words{pairs}"
         )
     return found
 

@@ -103,6 +103,17 @@ def _bounded(runs: list[str]) -> list[str]:
     return [run for run in runs if len(run) <= MAX_TERM_CHARS]
 
 
+def has_unspaced(text: str) -> bool:
+    """Whether ``text`` holds a character of a script written without spaces (its terms
+    are bigrams: what a refusal of a long query must explain)."""
+    return _UNSPACED_CHAR.search(normalise(text)) is not None
+
+
+def has_long_word(text: str) -> bool:
+    """Whether ``text`` holds a run of letters or digits too long to be a term."""
+    return any(len(run) > MAX_TERM_CHARS for run in _WORD.findall(normalise(text)))
+
+
 def first_term_at(text: str, wanted: frozenset[str]) -> int | None:
     """The character offset in ``text`` (not normalised) of the first run holding one
     of ``wanted``, or ``None``. Runs are found in the text as written and normalised one
