@@ -39,9 +39,15 @@ NEVER_FOR_PACK = (
     "logging",
     "signal",
     "subprocess",
+    "dataclasses",
+    "inspect",
+    "threading",
 )
 """Modules a ``pack`` (or ``check``) of a ledger whose frontmatter the quick path reads never loads:
-the MCP SDK and its HTTP stack, the audit log's SQLite, PyYAML, the watcher, token counters."""
+the MCP SDK and its HTTP stack, the audit log's SQLite, PyYAML, the watcher, token counters;
+and ``dataclasses`` (with ``inspect``, a quarter of an empty ``pack``'s start-up: the
+records on its path are plain classes) and ``threading`` (provenance's, which ``pack``
+never asks)."""
 
 
 def _loaded(argv: list[str], space: Path, index: str = "off") -> list[str]:
