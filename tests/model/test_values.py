@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ledger_context.model.classify import Source
-from ledger_context.model.kinds import KIND
 from ledger_context.model.values import Record
 from ledger_context.pack.settings import Settings
 
@@ -26,10 +25,10 @@ def test_a_record_is_equal_to_one_of_its_class_with_equal_fields() -> None:
 
 
 def test_replace_changes_only_what_it_names() -> None:
-    decision = KIND["decision"]
-    kept = decision._replace(statuses=("accepted", "superseded"))
-    assert (kept.statuses, decision.statuses) == (("accepted", "superseded"), ("accepted",))
-    assert kept._replace(statuses=decision.statuses) == decision
+    settings = Settings(100, "internal")
+    opened = settings._replace(ceiling=None)
+    assert (opened.ceiling, opened.cap_tokens, settings.ceiling) == (None, 100, "internal")
+    assert opened._replace(ceiling="internal") == settings
     assert Pair(1)._replace(right=2) == Pair(1, 2)
 
 

@@ -233,7 +233,9 @@ def test_a_kind_with_two_statuses_orders_by_their_rank_first(ledger: Ledger, mon
     from ledger_context.model import kinds
     from ledger_context.pack import select
 
-    decision = kinds.KIND["decision"]._replace(statuses=("accepted", "superseded"))
+    kept = kinds.KIND["decision"]
+    fields = {name: getattr(kept, name) for name in kinds.Kind.__slots__}
+    decision = kinds.Kind(**{**fields, "statuses": ("accepted", "superseded")})
     table = tuple(decision if k.name == "decision" else k for k in kinds.KIND_TABLE)
     monkeypatch.setattr(select, "KIND_TABLE", table)
     monkeypatch.setattr(select, "KIND", {k.name: k for k in table})

@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .values import Record
-
 _CONTROL = "[\x00-\x1f\x7f-\x9f]"
 _SURROGATE = "[\ud800-\udfff]"  # compiled on first use (re keeps it): it costs 0.3 ms
 # Printable ASCII words separated by single spaces: what most titles and slugs are.
@@ -58,17 +56,23 @@ def status_of(value: Any) -> str | None:
     return value.strip().casefold()
 
 
-class Timestamp(Record):
+class Timestamp:
     """A parsed ``updated_at``: ``key`` is microseconds since 1970-01-01 UTC (an int, so
-    any year orders without overflow)."""
+    any year orders without overflow). Equal and hashed by ``key``."""
 
     __slots__ = ("key",)
 
-    def __init__(
-        self,
-        key: int,
-    ) -> None:
+    def __init__(self, key: int) -> None:
         self.key = key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Timestamp) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        return f"Timestamp({self.key})"
 
     @property
     def iso(self) -> str:

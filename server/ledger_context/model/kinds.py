@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .values import Record
-
 Order = Literal["none", "slug", "newest"]
 """How a group is ordered: ``slug`` ascending, or ``newest`` ``updated_at`` first."""
 
 
-class Kind(Record):
+class Kind:
     """One row of spec §4.
 
     ``name`` is the document kind; ``folder`` where its documents live below ``.ledger``
@@ -27,6 +25,7 @@ class Kind(Record):
     group, after the rank of the status; ``limit`` how many the group takes at most
     (``None``: all); ``droppable`` whether the budget may drop its blocks (spec §6);
     ``metrics`` whether a selected document's block carries its metrics list (spec §5).
+    One object per row (:data:`KIND_TABLE`): compared by identity.
     """
 
     __slots__ = (
