@@ -33,13 +33,13 @@ from .model.values import Record
 from .pack.build import ContextBuild, ContextBuilder
 from .pack.settings import Settings, make_settings
 from .reader.frontmatter import yaml_options
-from .reader.index import IndexOptions
 from .reader.space import display_path, find_space, holds_ledger, space_from_environment
 
 if TYPE_CHECKING:
     from .pack.fit import CapAdvice
     from .proof.audit import CallRecord
     from .proof.provenance import HeadSource
+    from .reader.index import IndexOptions
     from .reader.ledger import Ledger
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
@@ -446,6 +446,8 @@ def _index_options(args: argparse.Namespace) -> IndexOptions | None:
     if getattr(args, "no_index", False) or value == "off" or getattr(args, "rev", None) is not None:
         return None  # a revision is a private copy made for one command: nothing to keep
     import platformdirs
+
+    from .reader.index import IndexOptions
 
     return IndexOptions(Path(platformdirs.user_cache_dir("ledger-context", appauthor=False)))
 

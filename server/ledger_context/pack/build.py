@@ -15,7 +15,6 @@ from ..model.classify import Source, effective_class, is_withheld
 from ..model.document import FileResult
 from ..model.tokens import DEFAULT_CAP_TOKENS
 from ..reader.cache import DocumentCache, WarmBuild
-from ..reader.indexed import IndexUse
 from ..reader.ledger import Document, Ledger, read_ledger
 from ..reader.walk import SourceFile, Walk, walk_ledger
 from .budget import Budgeted, apply_budget
@@ -24,6 +23,7 @@ from .settings import DEFAULT_SETTINGS, Settings, make_settings
 
 if TYPE_CHECKING:  # provenance asks git: imported when a build asks it (pack never does)
     from ..proof.provenance import HeadSource, Provenance
+    from ..reader.indexed import IndexUse
 
 
 class ContextBuild:
@@ -224,6 +224,8 @@ class ContextBuilder:
         cache = self._cache
         index = self._index
         if index is None and settings.index is not None and cache is not None:
+            from ..reader.indexed import IndexUse  # here: a build with the index off never loads it
+
             index = self._index = IndexUse(settings.index, self.space, settings.yaml, cache.racy_ns)
         if index is not None and cache is not None:
             index.prime(cache, walk, blob_hash)

@@ -9,14 +9,16 @@ nothing below checks them again. Each check raises
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.classify import parse_ceiling, parse_undeclared_class
 from ..model.errors import InvalidArgumentError, InvalidCapError
 from ..model.tokens import DEFAULT_CAP_TOKENS, MAX_CAP_TOKENS
 from ..model.values import Record
 from ..reader.frontmatter import YamlOptions
-from ..reader.index import IndexOptions
+
+if TYPE_CHECKING:  # the index's module is loaded when a build uses one
+    from ..reader.index import IndexOptions
 
 DETAILS = ("brief", "full")
 """The values ``detail`` may take (spec §8)."""
