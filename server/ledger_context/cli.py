@@ -813,7 +813,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         import json
         from dataclasses import asdict
 
-        _write(json.dumps([asdict(r) for r in records], indent=2, ensure_ascii=False) + "\n")
+        from .reader.paths import printable_json
+
+        # what clients said of themselves reaches a terminal through jq or less: escaped
+        _write(printable_json(json.dumps([asdict(r) for r in records], indent=2, ensure_ascii=False)) + "\n")
         return 0
     _write(audit_table(records))
     return 0
@@ -840,6 +843,11 @@ def _cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cell(text: str, width: int = 24) -> str:
+    """``text`` cut to ``width`` characters, the cut marked with ``…``."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def audit_table(records: list[CallRecord]) -> str:
     """``audit list``'s table: one row a call; ``served`` says what it got (``pack``, the
     document's path, or ``refused: <why>``), ``sha256`` and ``bytes`` are of what was
@@ -850,7 +858,9 @@ def audit_table(records: list[CallRecord]) -> str:
     rows = [header]
     for r in records:
         # what a client says of itself reaches the operator's terminal: never raw
-        name, version = (printable_text(text[:24]) for text in (r.client_name or "?", r.client_version or ""))
+        name, version = (
+            printable_text(_cell(text)) for text in (r.client_name or "?", r.client_version or "")
+        )
         client = f"{name} {version}".strip()
         dirty = "-" if r.dirty is None else "yes" if r.dirty else "no"
         document = r.served not in (None, "pack")

@@ -323,12 +323,22 @@ def test_list_escapes_what_a_client_says_of_itself(
     newline recoloured the operator's terminal and forged a row of ``audit list``."""
     path = tmp_path / "audit.sqlite3"
     forged = replace(record("p"), client_name="evil\x1b[31mRED\x07\nFAKE\u202e", client_version="1\r")
-    write(path, (forged, "p")).close()
+    # ... and, found by the second attack, bidi marks, C1 controls and invisible characters
+    marks = "ok\u200f\u061c\u200e\ufeff\u200d\u00ad\x85\x9b\U000e0041"
+    write(path, (forged, "p"), (replace(record("q"), client_name=marks, client_version="1"), "q")).close()
     assert main(["audit", "list", "--audit", str(path)]) == 0
     out = capsysbinary.readouterr().out.decode()
-    assert len(out.splitlines()) == 2
-    assert not any(c in out for c in "\x1b\x07\r\u202e")
+    assert len(out.splitlines()) == 3
+    assert all(c.isprintable() for line in out.splitlines() for c in line)
     assert '"evil\\u001b[31mRED\\u0007\\u000aFAKE\\u202e" "1\\u000d"' in out
+    assert '"ok\\u200f\\u061c\\u200e\\ufeff\\u200d\\u00ad\\u0085\\u009b\\U000e0041" 1' in out
+    assert main(["audit", "list", "--audit", str(path), "--json"]) == 0
+    raw = capsysbinary.readouterr().out.decode()
+    assert all(c.isprintable() or c == "\n" for c in raw)  # escaped, never raw, in JSON too
+    assert {r["client_name"] for r in json.loads(raw)} == {"evil\x1b[31mRED\x07\nFAKE\u202e", marks}
+    write(path, (replace(record("r"), client_name="n" * 300, client_version="1"), "r")).close()
+    assert main(["audit", "list", "--audit", str(path)]) == 0
+    assert f"{'n' * 23}… 1" in capsysbinary.readouterr().out.decode()  # a cut name says so
 
 
 def test_a_record_sqlite_refuses_is_counted_and_costs_no_other_record(tmp_path: Path) -> None:

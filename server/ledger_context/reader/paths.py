@@ -47,10 +47,7 @@ def fs_path(space: str | os.PathLike[str], path: str) -> bytes:
     return os.path.join(space_bytes(space), name_bytes(path))
 
 
-_BIDI = "\u202a-\u202e\u2066-\u2069"
 _PATH_ESCAPES = '[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]'
-_UNSHOWN = f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udfff]"
-_TEXT_ESCAPES = f'[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udfff]'
 
 
 def printable_path(path: str) -> str:
@@ -68,11 +65,40 @@ def printable_path(path: str) -> str:
 
 
 def printable_text(text: str) -> str:
-    """Text from outside (what a client says of itself) as :func:`printable_path` shows a
-    path, bidirectional controls escaped too: a terminal shows exactly these characters."""
-    if re.search(_UNSHOWN, text) is None:
+    """Text from outside (what a client says of itself) as a terminal must show it: as
+    written when every character is printable (``str.isprintable``), else quoted, with
+    every unprintable character (controls, bidirectional and other format characters,
+    separators, lone surrogates) written as its ``\\u``/``\\U`` escape and ``\\`` and
+    ``"`` escaped. Linear in the text."""
+    if text.isprintable():
         return text
-    return '"' + re.sub(_TEXT_ESCAPES, _escape, text) + '"'
+    return '"' + "".join(_text_char(char) for char in text) + '"'
+
+
+def _text_char(char: str) -> str:
+    if char in '\\"':
+        return "\\" + char
+    if char.isprintable():
+        return char
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def printable_json(text: str) -> str:
+    """JSON text (``ensure_ascii=False``) with every unprintable character but the
+    newlines of its indentation written as a ``\\u`` escape (a pair past U+FFFF): the
+    same JSON value, safe on a terminal. Inside strings JSON has escaped controls already;
+    this adds the rest (C1 controls, bidirectional and other format characters)."""
+    if all(char.isprintable() or char == "\n" for char in text):
+        return text
+    return "".join(char if char.isprintable() or char == "\n" else _json_char(ord(char)) for char in text)
+
+
+def _json_char(code: int) -> str:
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _escape(match: re.Match[str]) -> str:
