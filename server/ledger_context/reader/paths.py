@@ -89,9 +89,12 @@ def printable_json(text: str) -> str:
     newlines of its indentation written as a ``\\u`` escape (a pair past U+FFFF): the
     same JSON value, safe on a terminal. Inside strings JSON has escaped controls already;
     this adds the rest (C1 controls, bidirectional and other format characters)."""
-    if all(char.isprintable() or char == "\n" for char in text):
-        return text
-    return "".join(char if char.isprintable() or char == "\n" else _json_char(ord(char)) for char in text)
+    # Line by line: str.isprintable clears nearly every line at C speed.
+    return "\n".join(line if line.isprintable() else _json_line(line) for line in text.split("\n"))
+
+
+def _json_line(line: str) -> str:
+    return "".join(char if char.isprintable() else _json_char(ord(char)) for char in line)
 
 
 def _json_char(code: int) -> str:
