@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -133,6 +134,10 @@ class _Anchor:
 _ANCHOR_EVERY = 32
 """Folders below an anchor before the next one (and at most 1,024 bytes of path)."""
 
+
+_UTF8_NAMES = sys.getfilesystemencoding() == "utf-8"
+"""Whether a name the OS gave is already its bytes read as UTF-8 when it is printable (it
+then holds no surrogate): true on Linux and macOS, and on Windows, where names are text."""
 
 _LIST_BY_DESCRIPTOR = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 """Folders are listed through a checked descriptor where the platform allows (not Windows)."""
@@ -368,14 +373,15 @@ class _Walker:
             # Regular files named *.md, the bulk of a ledger, take one lstat (cached by
             # scandir) and the fewest steps; their order does not matter, the result is
             # sorted once. Everything else goes the careful way.
-            raw = os.fsencode(entry.name)
-            if raw[0] == 46:  # "."
+            name = entry.name
+            if not (_UTF8_NAMES and name.isprintable()):
+                name = name_text(os.fsencode(name))  # its bytes, read as UTF-8
+            if name[0] == ".":
                 continue
             if not entry.is_file(follow_symlinks=False):
                 others.append(entry)
                 continue
-            name = name_text(raw)
-            if not raw.endswith(b".md"):
+            if not name.endswith(".md"):
                 _misnamed(self, prefix + name, name)  # no stat needed: never read
                 continue
             try:
@@ -389,7 +395,7 @@ class _Walker:
                 found.append(_new_source(SourceFile, (kind, prefix + name, identity, linked)))
             else:
                 if st.st_ino == 0:  # Windows: DirEntry.stat() has no inode, os.stat() has
-                    st = os.stat(os.path.join(full, raw))
+                    st = os.stat(os.path.join(full, os.fsencode(entry.name)))
                 self.consider_file(prefix + name, name, kind, st, linked)
         for entry in sorted(others, key=lambda e: os.fsencode(e.name), reverse=True):
             raw = os.fsencode(entry.name)
