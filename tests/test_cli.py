@@ -537,3 +537,28 @@ def test_a_bad_search_limit_names_the_range(limit: str, capsys: pytest.CaptureFi
     # Was argparse's "invalid int value: 'abc'" for text, without the range.
     assert main(["search", "jwt", "--space", str(DEMO), "--limit", limit]) == 2
     assert "limit must be a whole number from 1 to 50 (default 10)" in capsys.readouterr().err
+
+
+_END = (
+    "import atexit, sys, threading\n"
+    "from ledger_context.cli import _end\n"
+    "atexit.register(lambda: print('teardown'))\n"
+    "if sys.argv[1] == 'thread':\n"
+    "    stop = threading.Event()\n"
+    "    threading.Thread(target=stop.wait, daemon=True).start()\n"
+    "print('flushed', end='')\n"
+    "print(' returned', _end(3))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("threads", "stdout", "status"),
+    [("one", "flushed", 3), ("thread", "flushed returned 3\nteardown\n", 0)],
+)
+def test_the_program_ends_without_teardown_only_when_one_thread_runs(
+    threads: str, stdout: str, status: int
+) -> None:
+    """A command's output is flushed and its status kept; the interpreter's teardown (freeing
+    a build's objects, atexit) is skipped only while no other thread runs."""
+    done = subprocess.run([sys.executable, "-c", _END, threads], capture_output=True, text=True, check=False)
+    assert (done.stdout, done.returncode) == (stdout, status)
