@@ -74,9 +74,9 @@ def _empty(tmp_path: Path) -> Path:
 
 def test_pack_of_the_demo_ledger_imports_none_of_the_heavy_modules() -> None:
     assert _loaded(["pack"], DEMO) == []
-    # The ledger index is a JSON file in the folder platformdirs names (it loads shutil).
+    # The ledger index is marshal data in the folder platformdirs names (it loads shutil).
     _loaded(["pack"], DEMO, index="on")
-    assert _loaded(["pack"], DEMO, index="on") == ["json", "shutil"]
+    assert _loaded(["pack"], DEMO, index="on") == ["shutil"]
 
 
 def test_pack_of_an_empty_ledger_compiles_no_quick_path_pattern(tmp_path: Path) -> None:

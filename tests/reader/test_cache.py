@@ -35,6 +35,26 @@ def test_the_document_cache_serves_a_result_only_while_its_identity_holds() -> N
     assert (cache.get(found), cache.get(other), len(cache)) == (None, result, 1)
 
 
+def test_the_cache_counts_every_change_and_nothing_else() -> None:
+    """Equal counts mean equal entries: what lets the index skip a write without comparing
+    every entry."""
+    found = SourceFile("finding", ".ledger/findings/f.md", (1, 2, 3, 0, 0))
+    other = SourceFile("decision", ".ledger/decisions/d.md", (1, 5, 3, 0, 0))
+    result = FileResult(None, (), 3)
+    cache = DocumentCache()
+    cache.put_trusted({found.path: (found.identity, result)})
+    assert (cache.get(found), cache.changes) == (result, 1)
+    cache.get(found)
+    cache.keep_only({found.path})  # drops nothing
+    assert not cache.put(other._replace(identity=(1, 5, 4, RACY_NS, RACY_NS)), result, RACY_NS + 1)
+    assert cache.changes == 1  # nor does a racy file never cached
+    assert cache.put(other, result, RACY_NS) and cache.changes == 2
+    assert not cache.put(other._replace(identity=(1, 5, 4, RACY_NS, RACY_NS)), result, RACY_NS + 1)
+    assert (len(cache), cache.changes) == (1, 3)  # the racy one dropped its old entry
+    cache.keep_only(set())
+    assert (len(cache), cache.changes) == (0, 4)
+
+
 def test_a_warm_build_is_given_again_only_for_the_same_walk_of_cached_files() -> None:
     warm: WarmBuild[tuple[str, ...], str] = WarmBuild()
     assert warm.get(("a",)) is None

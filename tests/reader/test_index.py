@@ -4,7 +4,7 @@ refused with its reason; the key is made once, privately; writing is atomic."""
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import stat
 from pathlib import Path
@@ -43,8 +43,14 @@ def _space(tmp_path: Path) -> Path:
             "findings/f.md": doc(status="open", updated_at="2026-01-02") + "\nbody\n",
             "findings/bad.md": "no frontmatter\n",
             "decisions/d.md": doc(status="accepted", slug="dee", Status="x"),
+            "experiments/x.md": doc(status="running", slug="exp-x"),
         },
     )
+
+
+WITHOUT_FRONTMATTER = {".ledger/findings/f.md", ".ledger/experiments/x.md"}
+"""Documents whose block shows only sometimes: a status findings do not select, and an
+experiment (shown only among the latest ten): the index keeps no frontmatter text of them."""
 
 
 def _entries(space: Path) -> list:
@@ -54,12 +60,18 @@ def _entries(space: Path) -> list:
     return [(s.path, s.identity, read_file(space, s, blob_hash="sha1")) for s in walk.files]
 
 
-def _bodiless(result: FileResult) -> FileResult:
-    """``result`` as the index gives it back: its document without a body."""
-    return result._replace(document=result.document._replace(body=None)) if result.document else result
+def _as_indexed(path: str, result: FileResult) -> FileResult:
+    """``result`` as the index gives it back: its document without a body, and without
+    its frontmatter text where its block shows only sometimes."""
+    if result.document is None:
+        return result
+    frontmatter = None if path in WITHOUT_FRONTMATTER else result.document.frontmatter
+    return result._replace(document=result.document._replace(body=None, frontmatter=frontmatter))
 
 
-def test_entries_round_trip_exactly_but_for_the_bodies(tmp_path: Path) -> None:
+def test_entries_round_trip_exactly_but_for_bodies_and_the_frontmatter_no_block_always_shows(
+    tmp_path: Path,
+) -> None:
     space = _space(tmp_path)
     entries = _entries(space)
     assert any(result.document is None for _, _, result in entries)  # a skipped file is kept too
@@ -68,8 +80,12 @@ def test_entries_round_trip_exactly_but_for_the_bodies(tmp_path: Path) -> None:
     loaded = decode_index(data, b"k" * 32, VERSION, space)
     assert loaded.fault is None and loaded.written_ns == 123
     # The pack never shows a body, and search parses one again from the file: none is kept.
-    assert loaded.entries == {path: (identity, _bodiless(result)) for path, identity, result in entries}
+    assert loaded.entries == {
+        path: (identity, _as_indexed(path, result)) for path, identity, result in entries
+    }
     assert b"body" not in data and b"Rules." in data  # agents.md's whole text is kept: it renders
+    assert b"status: accepted" in data and b"status: active" in data
+    assert b"status: open" not in data and b"status: running" not in data
 
 
 def test_save_then_load_in_a_private_folder(tmp_path: Path) -> None:
@@ -83,7 +99,7 @@ def test_save_then_load_in_a_private_folder(tmp_path: Path) -> None:
     assert stat.S_IMODE((options.directory / "key").stat().st_mode) == 0o600
     assert path.read_bytes().startswith(MAGIC)
     loaded = load_index(options, space, VERSION)
-    assert loaded.fault is None and len(loaded.entries) == 5
+    assert loaded.fault is None and len(loaded.entries) == 6
     assert [p.name for p in options.directory.iterdir() if p.name.endswith(".tmp")] == []
 
 
@@ -102,7 +118,7 @@ def test_the_name_is_the_sha256_of_the_real_path(tmp_path: Path) -> None:
         (lambda data: b"garbage" * 100, "the file is not an index"),
         (lambda data: data[: len(data) // 2], "the index's MAC does not verify (truncated or edited)"),
         (
-            lambda data: data.replace(b'"active"', b'"draft!"'),
+            lambda data: data.replace(b"active", b"draft!"),
             "the index's MAC does not verify (truncated or edited)",
         ),
         (lambda data: b"", "the file is not an index"),
@@ -114,6 +130,7 @@ def test_a_spoilt_file_is_refused(tmp_path: Path, spoil, fault: str) -> None:
     save_index(options, space, VERSION, _entries(space))
     path = index_path(options, space)
     spoilt = spoil(path.read_bytes())
+    assert spoilt != path.read_bytes()
     path.write_bytes(spoilt)
     loaded = load_index(options, space, VERSION)
     assert (loaded.fault, loaded.entries) == (fault, {})
@@ -124,7 +141,21 @@ def test_a_valid_mac_over_a_body_that_is_not_an_index_is_refused(tmp_path: Path)
     import hashlib
     import hmac
 
-    for body in (b"[1,2]", b"{", json.dumps({"version": VERSION, "space": "x"}).encode(), b"\xff"):
+    here = os.fsdecode(os.path.realpath(space))
+    bodies = [
+        b"[1,2]",
+        b"{",
+        b"\xff",
+        marshal.dumps([1, 2]),
+        marshal.dumps(compile("1", "x", "eval")),  # a code object: built, never run
+        marshal.dumps({"version": VERSION, "space": "x"}),
+        *(
+            marshal.dumps({"version": VERSION, "space": here, "written_ns": 1, "entries": rows})
+            for rows in ([[1, 2]], [("p", (1, 2, 3, 4, 5), 1, (), (1,))], [("p", (1, 2), 1, (), None)], 7)
+        ),
+        marshal.dumps({"version": VERSION, "space": here, "written_ns": "1", "entries": []}),
+    ]
+    for body in bodies:
         data = MAGIC + hmac.new(b"k" * 32, body, hashlib.sha256).hexdigest().encode() + b"\n" + body
         loaded = decode_index(data, b"k" * 32, VERSION, space)
         assert loaded.fault is not None and loaded.entries == {}, body
@@ -219,7 +250,7 @@ def test_trusted_needs_the_identity_and_old_enough_times(tmp_path: Path) -> None
     path, identity, result = entries[1]
     later = max(identity[3], identity[4]) + 2_000_000_000
     loaded = decode_index(encode_index(b"k" * 32, VERSION, space, later, entries), b"k" * 32, VERSION, space)
-    assert trusted(loaded, path, identity, 1_000_000_000) == _bodiless(result)
+    assert trusted(loaded, path, identity, 1_000_000_000) == _as_indexed(path, result)
     assert trusted(loaded, path, (*identity[:4], identity[4] + 1), 1_000_000_000) is None  # ctime moved
     assert trusted(loaded, path, identity, 3_000_000_000) is None  # changed too close to the write
     assert trusted(loaded, "nowhere.md", identity, 0) is None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
+import marshal
 import os
 import random
 import shutil
@@ -128,9 +128,17 @@ def _remac(folder: Path, edit) -> None:
     the user: the served blocks are still read afresh)."""
     path = _index_file(folder)
     data = path.read_bytes()
-    body = json.loads(data[len(MAGIC) + 65 :])
+    body = marshal.loads(data[len(MAGIC) + 65 :])
+    # Rows are tuples; each is edited as lists, then made tuples again.
+    body["entries"] = [
+        [row[0], list(row[1]), *row[2:4], None if row[4] is None else list(row[4])] for row in body["entries"]
+    ]
     edit(body)
-    raw = json.dumps(body, separators=(",", ":")).encode("ascii")
+    body["entries"] = [
+        (row[0], tuple(row[1]), *row[2:4], None if row[4] is None else tuple(row[4]))
+        for row in body["entries"]
+    ]
+    raw = marshal.dumps(body)
     key, _ = user_key(folder, create=False)
     assert key is not None
     path.write_bytes(MAGIC + hmac.new(key, raw, hashlib.sha256).hexdigest().encode() + b"\n" + raw)
@@ -503,3 +511,62 @@ def test_a_warm_build_reads_again_only_the_documents_whose_bytes_the_pack_holds(
     held = sorted(o.block.document.path for o in build.budgeted.blocks if o.kept_bytes)
     assert texts == expected and build.index is not None and build.index.startswith("used")
     assert 0 < len(held) < 100 and sorted(read) == held
+
+
+def _experiment(n: int) -> str:
+    return f"---\nstatus: done\nupdated_at: 2026-03-{n:02d}\nnote: run {n} of the sweep\n---\nBody {n}.\n"
+
+
+def test_an_experiment_the_index_kept_without_frontmatter_renders_from_one_fresh_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index keeps no frontmatter text of an experiment (its block shows only among the
+    latest ten): the eleventh, once the newest is deleted, joins the pack with its own text,
+    read afresh once, and every output is the one without an index."""
+    space = write_ledger(
+        tmp_path / "space", {f"experiments/e{n:02d}.md": _experiment(n) for n in range(1, 13)}
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    settings = make_settings(index=IndexOptions(tmp_path / "cache"))
+    _outputs(space, settings)  # writes the index
+    (folder,) = [tmp_path / "cache"]
+    assert b"run 3 of the sweep" not in _index_file(folder).read_bytes()
+    (space / ".ledger/experiments/e12.md").unlink()
+    read: list[str] = []
+    real = indexed_module.read_file_safely
+    monkeypatch.setattr(
+        indexed_module,
+        "read_file_safely",
+        lambda space, source, *a: read.append(source.path) or real(space, source, *a),
+    )
+    texts, build = _outputs(space, settings)
+    assert texts == _outputs(space, make_settings())[0]
+    assert "note: run 2 of the sweep\n" in build.pack and "run 1 of" not in build.pack
+    shown = [f".ledger/experiments/e{n:02d}.md" for n in range(2, 12)]
+    assert sorted(read) == shown  # each once: rendered from the read the pack is checked by
+    assert build.document(".ledger/experiments/e02.md").frontmatter is not None  # type: ignore[union-attr]
+    assert build.document(".ledger/experiments/e01.md").frontmatter is None  # type: ignore[union-attr]
+
+
+def test_a_document_the_index_kept_without_frontmatter_is_served_as_its_fresh_bytes(tmp_path: Path) -> None:
+    """``read_document`` of an experiment the pack does not show (its entry has no frontmatter
+    text) serves its bytes; a same-size edit with its times restored is refused, not served."""
+    from ledger_context.pack.served import served_text
+
+    space = write_ledger(
+        tmp_path / "space", {f"experiments/e{n:02d}.md": _experiment(n) for n in range(1, 13)}
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    settings = make_settings(index=IndexOptions(tmp_path / "cache"))
+    _outputs(space, settings)
+    _, build = _outputs(space, settings)
+    assert build.document(".ledger/experiments/e01.md").frontmatter is None  # type: ignore[union-attr]
+    assert served_text(build, ".ledger/experiments/e01.md") == _experiment(1)
+    target = space / ".ledger/experiments/e01.md"
+    before = os.stat(target)
+    target.write_text(_experiment(1).replace("sweep", "SWEEP"), encoding="utf-8")
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(DocumentChangedError):
+        served_text(build, ".ledger/experiments/e01.md")

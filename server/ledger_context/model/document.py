@@ -19,7 +19,8 @@ class Document(NamedTuple):
     """A document the reader accepted (spec §2–3).
 
     ``frontmatter`` is the verbatim frontmatter text (``None`` for an ``agents.md``
-    without a valid one); ``text`` is the whole decoded text (``agents.md`` only);
+    without a valid one, and for a document the ledger index gave without it:
+    :func:`lacks_frontmatter`); ``text`` is the whole decoded text (``agents.md`` only);
     ``status`` is stripped and case-folded; ``title`` is the title of spec §3 (never
     empty: the slug at worst; ``agents`` for an ``agents.md`` without a level-1
     heading), whatever the status; ``body`` what follows the frontmatter (the whole
@@ -57,3 +58,12 @@ class FileResult(NamedTuple):
     size: int
     cacheable: bool = True
     """False when the file changed between the walk and the read: never cache it."""
+
+
+def lacks_frontmatter(document: Document) -> bool:
+    """Whether ``document`` came from the ledger index without its frontmatter text, which
+    the index keeps only where a block always shows it (spec §4: an experiment's block
+    shows only if it is among the latest, a status the kind does not select never): it
+    is read afresh before its block is rendered. Every other document has its text (an
+    ``agents.md`` without frontmatter has none to lack)."""
+    return document.frontmatter is None and document.kind != "agents"

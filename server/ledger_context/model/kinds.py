@@ -74,6 +74,11 @@ class Kind:
         """Whether a document of this kind with ``status`` (stripped, case-folded) is selected."""
         return not self.statuses or status in self.statuses
 
+    def always_chosen(self, status: str | None) -> bool:
+        """Whether every document with ``status`` has a block unless it is withheld: its
+        kind selects the status and its group takes all (spec §4)."""
+        return self.limit is None and self.selects(status)
+
     def rank(self, status: str | None) -> int:
         """Where a selected ``status`` sorts inside the group: its place in ``statuses``."""
         return self.statuses.index(status) if status in self.statuses else 0

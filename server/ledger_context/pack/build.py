@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..model.classify import Source, effective_class, is_withheld
-from ..model.document import FileResult
+from ..model.document import FileResult, lacks_frontmatter
 from ..model.tokens import DEFAULT_CAP_TOKENS
 from ..reader.cache import DocumentCache, WarmBuild
 from ..reader.ledger import Document, Ledger, read_ledger
 from ..reader.walk import SourceFile, Walk, walk_ledger
 from .budget import Budgeted, apply_budget
-from .select import Selection, select
+from .select import Block, Selection, render, select
 from .settings import DEFAULT_SETTINGS, Settings, make_settings
 
 if TYPE_CHECKING:  # provenance asks git: imported when a build asks it (pack never does)
@@ -235,6 +235,14 @@ class ContextBuilder:
                 self.space, cache, walk, blob_hash=blob_hash, yaml=settings.yaml, known=fresh
             )
             selection = select(ledger.documents, settings.ceiling, settings.undeclared_class)
+            if index is not None and cache is not None:
+                # A block whose document the index gave without its frontmatter text is
+                # rendered from a fresh read (spec §5), one that gives the same fields.
+                lacking = [block.document for block in selection.blocks if lacks_frontmatter(block.document)]
+                if index.verify(lacking, walk, cache, fresh, blob_hash):
+                    continue
+                if lacking:
+                    ledger, selection = _completed(ledger, selection, index.completed)
             budgeted = apply_budget(selection.blocks, settings.cap_tokens)
             if index is None or cache is None:
                 return ledger, selection, budgeted, None
@@ -243,6 +251,17 @@ class ContextBuilder:
                 break
         index.save(cache)
         return ledger, selection, budgeted, index.report
+
+
+def _completed(ledger: Ledger, selection: Selection, fresh: dict[str, Document]) -> tuple[Ledger, Selection]:
+    """``ledger`` and ``selection`` with the documents the index gave without their
+    frontmatter text replaced by their ``fresh`` reads, and their blocks rendered again."""
+    blocks = []
+    for block in selection.blocks:
+        document = fresh.get(block.document.path)
+        blocks.append(block if document is None else Block(block.group, document, render(document)))
+    documents = [fresh.get(document.path, document) for document in ledger.documents]
+    return ledger._replace(documents=documents), Selection(blocks, selection.withheld)
 
 
 def build_context(

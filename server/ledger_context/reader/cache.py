@@ -41,6 +41,8 @@ class DocumentCache:
     def __init__(self, racy_ns: int = RACY_NS) -> None:
         self._entries: dict[str, tuple[FileIdentity, FileResult]] = {}
         self._racy_ns = racy_ns
+        self.changes = 0
+        """How many times an entry was put or dropped: equal counts, equal entries."""
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -61,10 +63,18 @@ class DocumentCache:
         """Remember ``result`` unless the file changed too recently to trust its identity,
         or while it was read; returns whether it was remembered."""
         if not result.cacheable or is_racy(source.identity, now_ns, self._racy_ns):
-            self._entries.pop(source.path, None)
+            if self._entries.pop(source.path, None) is not None:
+                self.changes += 1
             return False
+        self.changes += 1
         self._entries[source.path] = (source.identity, result)
         return True
+
+    def put_trusted(self, entries: dict[str, tuple[FileIdentity, FileResult]]) -> None:
+        """Remember ``entries`` (path: (identity, result)), which the caller has already
+        found trustworthy by the racy rule (the ledger index, as of its writing)."""
+        self.changes += 1
+        self._entries.update(entries)
 
     def entries(self) -> ItemsView[str, tuple[FileIdentity, FileResult]]:
         """Every entry as (path, (identity, result)), in no order."""
@@ -77,6 +87,7 @@ class DocumentCache:
     def keep_only(self, paths: set[str]) -> None:
         """Forget every entry whose path is not in ``paths``."""
         for path in [p for p in self._entries if p not in paths]:
+            self.changes += 1
             del self._entries[path]
 
 

@@ -12,16 +12,20 @@ read afresh is never taken from the index again in that build, so the loop ends.
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Iterable
+from operator import attrgetter
 from pathlib import Path
 
-from ..model.document import Document, FileResult
+from ..model.document import Document, FileResult, lacks_frontmatter
 from .cache import DocumentCache
 from .frontmatter import YamlOptions
 from .identity import RACY_NS, FileIdentity
 from .index import IndexOptions, Loaded, load_index, save_index, trusted, version_key
 from .ledger import read_file_safely, root_real_path
 from .walk import SourceFile, Walk
+
+_path_of = attrgetter("path")
 
 _BLOB_LENGTH = {"sha1": 40, "sha256": 64}
 """Hex digits of a git object id of each object format."""
@@ -30,15 +34,18 @@ _BLOB_LENGTH = {"sha1": 40, "sha256": 64}
 def _agrees(fresh: FileResult, entry: FileResult, blob_hash: str | None) -> bool:
     """Whether a fresh read gave what the index entry holds: every field of the document
     and every problem (a blob id the build did not ask for is not compared; nor the body,
-    which the index does not keep: the SHA-256 of the bytes stands for it)."""
+    nor a frontmatter text the entry does not keep: the SHA-256 of the bytes stands for
+    them)."""
     if fresh.problems != entry.problems:
         return False
     document = entry.document
     if blob_hash is None and document is not None and document.git_blob is not None:
         document = document._replace(git_blob=None)
     read = fresh.document
-    if read is not None and document is not None and document.body is None:
-        read = read._replace(body=None)
+    if read is not None and document is not None:
+        body = None if document.body is None else read.body
+        frontmatter = None if lacks_frontmatter(document) else read.frontmatter
+        read = read._replace(body=body, frontmatter=frontmatter)
     return read == document
 
 
@@ -67,10 +74,14 @@ class IndexUse:
         self.report = "not read yet"
         self.loaded = False
         self._primed: dict[str, FileResult] = {}
-        self._on_disk: dict[str, tuple[FileIdentity, FileResult]] | None = None
+        self._in_step: int | None = None
+        """``cache.changes`` when the cache last held exactly the entries on disk."""
         self._load_fault: str | None = None
         self.refreshed = 0
         """Documents whose fresh read disagreed with the index (the build was made again)."""
+        self.completed: dict[str, Document] = {}
+        """Fresh reads of documents the index gave without their frontmatter text, by path:
+        the same fields, with the text their blocks show."""
 
     def prime(self, cache: DocumentCache, walk: Walk, blob_hash: str | None) -> None:
         """Load the index once (the builder's first build) and put its trusted entries into
@@ -81,8 +92,6 @@ class IndexUse:
         self.loaded = True
         loaded = load_index(self.options, self.space, self.version)
         self._load_fault = loaded.fault
-        if loaded.fault is None:
-            self._on_disk = loaded.entries
         used = self._take(cache, walk, loaded, _BLOB_LENGTH.get(blob_hash or ""))
         if loaded.fault is None:
             self.report = f"used ({used} of {len(walk.files)} files from the index)"
@@ -92,18 +101,24 @@ class IndexUse:
             self.report = f"rebuilt ({loaded.fault})"
 
     def _take(self, cache: DocumentCache, walk: Walk, loaded: Loaded, blob_length: int | None) -> int:
-        if not loaded.entries:
+        entries = loaded.entries
+        if not entries:
             return 0
+        racy_ns = self.racy_ns
+        taken: dict[str, tuple[FileIdentity, FileResult]] = {}
         for source in walk.files:
-            result = trusted(loaded, source.path, source.identity, self.racy_ns)
+            result = trusted(loaded, source.path, source.identity, racy_ns)
             if result is None:
                 continue
             blob = result.document.git_blob if result.document is not None else None
             if blob is not None and blob_length is not None and len(blob) != blob_length:
                 continue
-            if cache.put(source, result, loaded.written_ns):
-                self._primed[source.path] = result
-        return len(self._primed)
+            taken[source.path] = (source.identity, result)
+        cache.put_trusted(taken)  # each already checked by the racy rule, as of the index's writing
+        self._primed = {path: entry[1] for path, entry in taken.items()}
+        if len(taken) == len(entries) == len(cache):
+            self._in_step = cache.changes
+        return len(taken)
 
     def verify(
         self,
@@ -114,20 +129,23 @@ class IndexUse:
         blob_hash: str | None,
     ) -> bool:
         """Read afresh each of ``documents`` that came from the index and was not checked
-        yet; a fresh result that differs from the entry goes into ``fresh`` and ``cache``.
+        yet; a fresh result that differs from the entry goes into ``fresh`` and ``cache``,
+        one that agrees with an entry without its frontmatter text into :attr:`completed`.
         Returns whether any differed (then the build must be made again)."""
         pending = [d for d in documents if (p := self._primed.get(d.path)) is not None and p.document is d]
         if not pending:
             return False
-        by_path = {source.path: source for source in walk.files}
+        files = walk.files  # in path order
         root_real = root_real_path(self.space)
         differed = False
         for document in pending:
             entry = self._primed.pop(document.path)
-            source: SourceFile = by_path[document.path]
+            source: SourceFile = files[bisect_left(files, document.path, key=_path_of)]
             read_at = time.time_ns()
             result = read_file_safely(self.space, source, root_real, blob_hash, self.yaml)
             if _agrees(result, entry, blob_hash):
+                if result.document is not None and lacks_frontmatter(document):
+                    self.completed[document.path] = result.document
                 continue
             differed = True
             self.refreshed += 1
@@ -135,20 +153,11 @@ class IndexUse:
             cache.put(source, result, read_at)  # dropped from the cache when racy
         return differed
 
-    def _unchanged(self, cache: DocumentCache) -> bool:
-        """Whether ``cache`` holds exactly the entries on disk (the same result objects)."""
-        on_disk = self._on_disk
-        if on_disk is None or len(on_disk) != len(cache):
-            return False
-        return all(
-            (on := on_disk.get(path)) is not None and on[1] is entry[1] for path, entry in cache.entries()
-        )
-
     def save(self, cache: DocumentCache) -> None:
         """Write the index when the cache holds other entries than the file on disk: another
         file, identity or result (a file read again, for its git blob id or because its
         entry was stale)."""
-        if self._unchanged(cache):
+        if self._in_step == cache.changes:
             return
         items = cache.items()
         fault = save_index(self.options, self.space, self.version, items)
@@ -156,6 +165,6 @@ class IndexUse:
             self.report += f"; {self.refreshed} stale entries refreshed"
             self.refreshed = 0
         if fault is None:
-            self._on_disk = {path: (identity, result) for path, identity, result in items}
+            self._in_step = cache.changes
         elif "not written" not in self.report:
             self.report += f"; not written ({fault})"

@@ -23,7 +23,7 @@ try:
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
-from ..model.document import DATED_KINDS, KINDS, Document, FileResult
+from ..model.document import DATED_KINDS, KINDS, Document, FileResult, lacks_frontmatter
 from ..model.errors import DocumentChangedError
 from ..model.problems import Problem, problem_sort_key
 from ..model.values import Record
@@ -314,8 +314,10 @@ def _read_same(
 
 def _same_reading(fresh: Document, held: Document) -> bool:
     """True if ``fresh`` (parsed now) says what ``held`` said of the same bytes: what
-    selection, classification and every readout take from a document (the body too,
-    unless ``held`` came from the ledger index without one)."""
-    fields = ("kind", "path", "frontmatter", "status", "updated", "title", "data_class", "metrics")
+    selection, classification and every readout take from a document (the body and the
+    frontmatter text too, unless ``held`` came from the ledger index without them)."""
+    fields = ("kind", "path", "status", "updated", "title", "data_class", "metrics")
     same = all(getattr(fresh, name) == getattr(held, name) for name in fields)
+    if not lacks_frontmatter(held):
+        same = same and fresh.frontmatter == held.frontmatter
     return same and (held.body is None or fresh.body == held.body)
