@@ -210,9 +210,9 @@ def _open_private(path: Path, limit: int) -> tuple[bytes | None, str | None]:
         os.close(fd)
 
 
-def _write_private(directory: Path, prefix: str, data: bytes) -> str:
-    """Write ``data`` to a new 0600 file in ``directory`` (``O_EXCL``), flushed to disk;
-    returns its path. Raises :class:`OSError`."""
+def _write_private(directory: Path, prefix: str, data: bytes, durable: bool = True) -> str:
+    """Write ``data`` to a new 0600 file in ``directory`` (``O_EXCL``), flushed to disk when
+    ``durable``; returns its path. Raises :class:`OSError`."""
     import tempfile  # here: only a write needs it (and shutil with it)
 
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
@@ -220,7 +220,8 @@ def _write_private(directory: Path, prefix: str, data: bytes) -> str:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
             out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                os.fsync(out.fileno())
     except BaseException:
         os.unlink(temporary)
         raise
@@ -383,7 +384,9 @@ def save_index(
     now = time.time_ns() if written_ns is None else written_ns
     try:
         data = encode_index(key, version, space, now, entries)
-        temporary = _write_private(options.directory, ".index-", data)
+        # Not synced to disk: an index a crash tore fails its MAC and is made again, while
+        # a lost key would orphan every index (the key is synced).
+        temporary = _write_private(options.directory, ".index-", data, durable=False)
         try:
             os.replace(temporary, index_path(options, space))  # replaces a link, never follows it
         except BaseException:
