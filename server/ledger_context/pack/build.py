@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gc
 import time
+from bisect import bisect_left
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -260,8 +262,15 @@ def _completed(ledger: Ledger, selection: Selection, fresh: dict[str, Document])
     for block in selection.blocks:
         document = fresh.get(block.document.path)
         blocks.append(block if document is None else Block(block.group, document, render(document)))
-    documents = [fresh.get(document.path, document) for document in ledger.documents]
+    documents = list(ledger.documents)  # in path order: each fresh read found by bisection
+    for path, document in fresh.items():
+        at = bisect_left(documents, path, key=_path_of)
+        if at < len(documents) and documents[at].path == path:
+            documents[at] = document
     return ledger._replace(documents=documents), Selection(blocks, selection.withheld)
+
+
+_path_of = attrgetter("path")
 
 
 def build_context(

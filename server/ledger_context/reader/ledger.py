@@ -269,7 +269,8 @@ def read_ledger(
             skipped[source.kind] += 1
         else:
             documents.append(result.document)
-    if cache is not None:
+    # Every file of the walk has its entry (cached) and there are no more: none to forget.
+    if cache is not None and not (cached and len(cache) == len(walk.files)):
         cache.keep_only({source.path for source in walk.files})
     problems.sort(key=problem_sort_key)
     return Ledger(space, documents, problems, read, skipped, bytes_read, walk, cached)
