@@ -570,3 +570,25 @@ def test_a_document_the_index_kept_without_frontmatter_is_served_as_its_fresh_by
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
     with pytest.raises(DocumentChangedError):
         served_text(build, ".ledger/experiments/e01.md")
+
+
+def test_a_server_shows_an_experiment_edited_after_its_block_was_read_for_the_index(tmp_path: Path) -> None:
+    """One builder (a server) started from the index: an experiment it rendered from a
+    fresh read is edited, and the next build shows the edit, not the earlier read; the one
+    that joins the latest ten later is rendered from its own fresh read."""
+    space = write_ledger(
+        tmp_path / "space", {f"experiments/e{n:02d}.md": _experiment(n) for n in range(1, 13)}
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    settings = make_settings(index=IndexOptions(tmp_path / "cache"))
+    _outputs(space, settings)  # writes the index
+    builder = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
+    assert "note: run 5 of the sweep\n" in builder.build().pack
+    target = space / ".ledger/experiments/e05.md"
+    target.write_text(_experiment(5).replace("run 5 of", "rerun 5 of"), encoding="utf-8")
+    age(target)
+    (space / ".ledger/experiments/e12.md").unlink()
+    pack = builder.build().pack
+    assert pack == ContextBuilder(space, make_settings(), cache=False).build().pack
+    assert "note: rerun 5 of the sweep\n" in pack and "note: run 2 of the sweep\n" in pack

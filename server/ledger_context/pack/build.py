@@ -232,6 +232,8 @@ class ContextBuilder:
         if index is not None and cache is not None:
             index.prime(cache, walk, blob_hash)
         fresh: dict[str, FileResult] = {}
+        if index is not None:
+            index.completed.clear()
         while True:
             ledger = read_ledger(
                 self.space, cache, walk, blob_hash=blob_hash, yaml=settings.yaml, known=fresh
@@ -260,12 +262,12 @@ def _completed(ledger: Ledger, selection: Selection, fresh: dict[str, Document])
     frontmatter text replaced by their ``fresh`` reads, and their blocks rendered again."""
     blocks = []
     for block in selection.blocks:
-        document = fresh.get(block.document.path)
+        document = fresh.get(block.document.path) if lacks_frontmatter(block.document) else None
         blocks.append(block if document is None else Block(block.group, document, render(document)))
     documents = list(ledger.documents)  # in path order: each fresh read found by bisection
     for path, document in fresh.items():
         at = bisect_left(documents, path, key=_path_of)
-        if at < len(documents) and documents[at].path == path:
+        if at < len(documents) and documents[at].path == path and lacks_frontmatter(documents[at]):
             documents[at] = document
     return ledger._replace(documents=documents), Selection(blocks, selection.withheld)
 

@@ -80,8 +80,9 @@ class IndexUse:
         self.refreshed = 0
         """Documents whose fresh read disagreed with the index (the build was made again)."""
         self.completed: dict[str, Document] = {}
-        """Fresh reads of documents the index gave without their frontmatter text, by path:
-        the same fields, with the text their blocks show."""
+        """Fresh reads, in the current build, of documents the index gave without their
+        frontmatter text, by path: the same fields, with the text their blocks show (emptied
+        by the build at its start: a file may change between builds)."""
 
     def prime(self, cache: DocumentCache, walk: Walk, blob_hash: str | None) -> None:
         """Load the index once (the builder's first build) and put its trusted entries into
@@ -129,21 +130,23 @@ class IndexUse:
         blob_hash: str | None,
     ) -> bool:
         """Read afresh each of ``documents`` that came from the index and was not checked
-        yet; a fresh result that differs from the entry goes into ``fresh`` and ``cache``,
-        one that agrees with an entry without its frontmatter text into :attr:`completed`.
-        Returns whether any differed (then the build must be made again)."""
-        pending = [d for d in documents if (p := self._primed.get(d.path)) is not None and p.document is d]
+        yet in this build; a fresh result that differs from the entry goes into ``fresh``
+        and ``cache``, one that agrees with an entry without its frontmatter text into
+        :attr:`completed`. Returns whether any differed (then the build must be made again)."""
+        pending = [d for d in documents if self._unchecked(d)]
         if not pending:
             return False
         files = walk.files  # in path order
         root_real = root_real_path(self.space)
         differed = False
         for document in pending:
-            entry = self._primed.pop(document.path)
             source: SourceFile = files[bisect_left(files, document.path, key=_path_of)]
+            entry = self._primed.pop(document.path, None)
+            if entry is None or entry.document is not document:
+                entry = cache.get(source)  # an entry kept since an earlier build
             read_at = time.time_ns()
             result = read_file_safely(self.space, source, root_real, blob_hash, self.yaml)
-            if _agrees(result, entry, blob_hash):
+            if entry is not None and entry.document is document and _agrees(result, entry, blob_hash):
                 if result.document is not None and lacks_frontmatter(document):
                     self.completed[document.path] = result.document
                 continue
@@ -152,6 +155,13 @@ class IndexUse:
             fresh[document.path] = result
             cache.put(source, result, read_at)  # dropped from the cache when racy
         return differed
+
+    def _unchecked(self, document: Document) -> bool:
+        """Whether ``document`` came from the index unread (a primed entry), or lacks its
+        frontmatter text and was not read for it in this build."""
+        if (primed := self._primed.get(document.path)) is not None and primed.document is document:
+            return True
+        return lacks_frontmatter(document) and document.path not in self.completed
 
     def save(self, cache: DocumentCache) -> None:
         """Write the index when the cache holds other entries than the file on disk: another
