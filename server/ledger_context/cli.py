@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from . import __version__
 from .model.classify import CLASSES
 from .model.errors import (
+    DocumentChangedError,
     InvalidArgumentError,
     InvalidCapError,
     LedgerContextError,
@@ -619,8 +620,17 @@ def _with_index(text: str, build: ContextBuild) -> str:
 def _cmd_search(args: argparse.Namespace) -> int:
     from .search.result import search, search_json, search_text
 
-    with _build(args, provenance=False) as (build, _):
-        result = search(build, _argument_text(args.query), args.kind, args.limit)
+    settings = _options(args)
+    query = _argument_text(args.query)
+    with _space(args) as (space, _, git):
+        builder = ContextBuilder(space, settings=settings, cache=False, provenance=False, git=git)
+        _KEPT.append(builder)
+        try:
+            result = search(builder.build(), query, args.kind, args.limit)
+        except DocumentChangedError:
+            # As search_ledger does: a document changed after the build read it (search
+            # reads each again); one fresh build reads the change.
+            result = search(builder.build(), query, args.kind, args.limit)
     _write(search_json(result) + "\n" if args.json else search_text(result))
     return 0
 

@@ -592,3 +592,112 @@ def test_a_server_shows_an_experiment_edited_after_its_block_was_read_for_the_in
     pack = builder.build().pack
     assert pack == ContextBuilder(space, make_settings(), cache=False).build().pack
     assert "note: rerun 5 of the sweep\n" in pack and "note: run 2 of the sweep\n" in pack
+
+
+def _forge(field: str):  # type: ignore[no-untyped-def]
+    def edit(body: dict) -> None:
+        for entry in body["entries"]:
+            if entry[0].endswith("f1.md"):
+                if field == "severity":
+                    entry[3] = (("x", "fatal", "message", 1, 1),)
+                else:
+                    entry[4][{"kind": 0, "class": 7, "slug": 5}[field]] = 7 if field == "slug" else "bogus"
+
+    return edit
+
+
+@pytest.mark.parametrize("field", ["kind", "class", "severity", "slug"])
+def test_an_entry_holding_a_value_no_read_gives_costs_a_rebuild_never_a_crash(
+    tmp_path: Path, field: str
+) -> None:
+    """Signed by a holder of the key, an entry with an unknown kind, class or severity, or a
+    slug that is not text: every output is the one without an index, the report says the
+    index was rebuilt, and the next build uses the index written anew."""
+    space = write_ledger(
+        tmp_path / "space",
+        {
+            "findings/f1.md": "---\nstatus: current\nupdated_at: 2026-01-01\ntitle: One\n---\n",
+            "findings/f2.md": "---\nstatus: current\nupdated_at: 2026-01-01\ntitle: Two\n---\n",  # a tie: slugs compared
+        },
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    folder = tmp_path / "cache"
+    settings = make_settings(max_data_class="internal", index=IndexOptions(folder))
+    expected, _ = _outputs(space, make_settings(max_data_class="internal"))
+    _outputs(space, settings)
+    _remac(folder, _forge(field))
+    texts, build = _outputs(space, settings)
+    assert texts == expected
+    assert build.index is not None and build.index.startswith("rebuilt"), build.index
+    texts, build = _outputs(space, settings)
+    assert texts == expected and build.index == "used (2 of 2 files from the index)"
+
+
+def test_a_search_that_finds_an_entry_its_file_contradicts_reads_the_file_on_the_next_build(
+    tmp_path: Path,
+) -> None:
+    """An entry signed by a holder of the key says a document outside the pack is public
+    when its file says confidential: a search from that build is refused as changed, and
+    the builder's next build reads the file, so the search asked again is the one without
+    an index, and so is every later command (the index is written anew)."""
+    space = write_ledger(
+        tmp_path / "space",
+        {
+            "findings/open.md": "---\nstatus: current\ntitle: Open\n---\nwords of the rubric\n",
+            "findings/secret.md": "---\nstatus: retracted\ndata_class: confidential\n---\nrubric PIN\n",
+        },
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    folder = tmp_path / "cache"
+    settings = make_settings(index=IndexOptions(folder))
+    expected = search(ContextBuilder(space, make_settings(), cache=False).build(), "rubric").model_dump_json()
+    _outputs(space, settings)
+
+    def declassify(body: dict) -> None:
+        for entry in body["entries"]:
+            if entry[0].endswith("secret.md"):
+                entry[4][7] = "public"
+
+    _remac(folder, declassify)
+    builder = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
+    with pytest.raises(DocumentChangedError):
+        search(builder.build(), "rubric")
+    assert search(builder.build(), "rubric").model_dump_json() == expected
+    later = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
+    assert search(later.build(), "rubric").model_dump_json() == expected
+
+
+def test_the_search_command_reads_again_what_a_forged_entry_contradicts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ledger_context.cli import main
+
+    space = write_ledger(
+        tmp_path / "space",
+        {
+            "findings/open.md": "---\nstatus: current\ntitle: Open\n---\nwords of the rubric\n",
+            "findings/secret.md": "---\nstatus: retracted\ndata_class: confidential\n---\nrubric PIN\n",
+        },
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    time.sleep(1.1)  # the command's cache trusts no file changed (ctime) within a second
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert main(["search", "rubric", "--space", str(space), "--no-index"]) == 0
+    expected = capsys.readouterr().out
+    assert main(["search", "rubric", "--space", str(space)]) == 0  # writes the index
+    capsys.readouterr()
+
+    def declassify(body: dict) -> None:
+        for entry in body["entries"]:
+            if entry[0].endswith("secret.md"):
+                entry[4][7] = "public"
+
+    (folder,) = (tmp_path / "xdg").glob("*")
+    _remac(folder, declassify)
+    assert b"public" in _index_file(folder).read_bytes()
+    for _ in range(2):
+        assert main(["search", "rubric", "--space", str(space)]) == 0
+        assert capsys.readouterr().out == expected

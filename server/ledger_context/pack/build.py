@@ -104,6 +104,14 @@ class ContextBuild:
             by_path = self._memo["by_path"] = {d.path: d for d in self.ledger.documents}
         return by_path.get(path)
 
+    def changed(self, path: str) -> None:
+        """Tell the builder that ``path`` no longer holds what this build read, or never
+        did (an index entry signed by a holder of the key): its next build reads the file
+        again instead of trusting what it kept of it."""
+        hook = self._memo.get("on_changed")
+        if hook is not None:
+            hook(path)
+
     def source_file(self, path: str) -> SourceFile | None:
         """The file the walk found at ``path`` (relative to the space), or ``None``."""
         by_path: dict[str, SourceFile] | None = self._memo.get("sources_by_path")
@@ -188,6 +196,8 @@ class ContextBuilder:
             git = WorkTree(space)
         self.git = git
         self._index: IndexUse | None = None
+        self._changed: set[str] = set()
+        """Paths a served read found changed since a build (ContextBuild.changed)."""
 
     def build(self) -> ContextBuild:
         """Read the ledger as it is now and build its pack (spec §1–7).
@@ -200,18 +210,32 @@ class ContextBuilder:
         collecting = gc.isenabled()
         gc.disable()
         try:
+            if self._changed:
+                self._forget_changed()
             walk = walk_ledger(self.space)
             if (warm := self._warm.get(walk)) is not None:
                 return warm
             # Blob ids cost a hash of every file: only where a work tree can use them.
             blob_hash = self.git.object_format() if self.git is not None and self.git.found else None
             ledger, selection, budgeted, index = self._read_select_budget(walk, blob_hash)
-            build = ContextBuild(ledger, selection, budgeted, self.settings, self.git, index=index)
+            build = ContextBuild(
+                ledger, selection, budgeted, self.settings, self.git,
+                index=index, memo={"on_changed": self._changed.add},
+            )  # fmt: skip
             self._warm.put(walk, build, ledger.cached)
             return build
         finally:
             if collecting:
                 gc.enable()
+
+    def _forget_changed(self) -> None:
+        """Read again, in this build, every file a served read found changed: the last
+        build is not given again, and the cache forgets what it kept of those files."""
+        self._warm = WarmBuild()
+        while self._changed:
+            path = self._changed.pop()
+            if self._cache is not None:
+                self._cache.forget(path)
 
     def _read_select_budget(
         self, walk: Walk, blob_hash: str | None
@@ -229,8 +253,26 @@ class ContextBuilder:
             from ..reader.indexed import IndexUse  # here: a build with the index off never loads it
 
             index = self._index = IndexUse(settings.index, self.space, settings.yaml, cache.racy_ns)
-        if index is not None and cache is not None:
-            index.prime(cache, walk, blob_hash)
+        if index is None or cache is None:
+            return (*self._select_budget(walk, blob_hash, None, None), None)
+        index.prime(cache, walk, blob_hash)
+        try:
+            ledger, selection, budgeted = self._select_budget(walk, blob_hash, cache, index)
+        except (LookupError, ValueError, TypeError, AttributeError):
+            # A value no read gives (an entry signed by a holder of the key) met a table or
+            # an order: the index is dropped and every file read, as without one. A fault
+            # of the build itself raises again.
+            if not index.taken:
+                raise
+            index.distrust(cache)
+            ledger, selection, budgeted = self._select_budget(walk, blob_hash, cache, index)
+        index.save(cache)
+        return ledger, selection, budgeted, index.report
+
+    def _select_budget(
+        self, walk: Walk, blob_hash: str | None, cache: DocumentCache | None, index: IndexUse | None
+    ) -> tuple[Ledger, Selection, Budgeted]:
+        settings = self.settings
         fresh: dict[str, FileResult] = {}
         if index is not None:
             index.completed.clear()
@@ -249,12 +291,10 @@ class ContextBuilder:
                     ledger, selection = _completed(ledger, selection, index.completed)
             budgeted = apply_budget(selection.blocks, settings.cap_tokens)
             if index is None or cache is None:
-                return ledger, selection, budgeted, None
+                return ledger, selection, budgeted
             served = [outcome.block.document for outcome in budgeted.blocks if outcome.kept_bytes]
             if not index.verify(served, walk, cache, fresh, blob_hash):
-                break
-        index.save(cache)
-        return ledger, selection, budgeted, index.report
+                return ledger, selection, budgeted
 
 
 def _completed(ledger: Ledger, selection: Selection, fresh: dict[str, Document]) -> tuple[Ledger, Selection]:

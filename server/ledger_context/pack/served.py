@@ -9,7 +9,7 @@ document when parsed again (so neither a cache nor the ledger index decides what
 from __future__ import annotations
 
 from ..model.document import Document
-from ..model.errors import DocumentNotFoundError, DocumentWithheldError
+from ..model.errors import DocumentChangedError, DocumentNotFoundError, DocumentWithheldError
 from ..reader.ledger import parse_again, read_again
 from ..reader.walk import SourceFile
 from .build import ContextBuild
@@ -41,14 +41,22 @@ def served_text(build: ContextBuild, path: str) -> str:
     file no longer holds the bytes the build read.
     """
     source, document = _servable(build, path)
-    return read_again(build.ledger.space, source, document, build.settings.yaml)
+    try:
+        return read_again(build.ledger.space, source, document, build.settings.yaml)
+    except DocumentChangedError:
+        build.changed(source.path)  # so that "call again" reads it again
+        raise
 
 
 def served_document(build: ContextBuild, path: str) -> Document:
     """The accepted document at ``path`` parsed again from its bytes read again, its body
     included (what search indexes and shows); raises as :func:`served_text` does."""
     source, document = _servable(build, path)
-    return parse_again(build.ledger.space, source, document, build.settings.yaml)
+    try:
+        return parse_again(build.ledger.space, source, document, build.settings.yaml)
+    except DocumentChangedError:
+        build.changed(source.path)
+        raise
 
 
 def _servable(build: ContextBuild, path: str) -> tuple[SourceFile, Document]:

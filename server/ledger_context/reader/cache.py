@@ -70,6 +70,11 @@ class DocumentCache:
         self._entries[source.path] = (source.identity, result)
         return True
 
+    def forget(self, path: str) -> None:
+        """Drop the entry of ``path``, if any: the next read of it reads the file."""
+        if self._entries.pop(path, None) is not None:
+            self.changes += 1
+
     def put_trusted(self, entries: dict[str, tuple[FileIdentity, FileResult]]) -> None:
         """Remember ``entries`` (path: (identity, result)), which the caller has already
         found trustworthy by the racy rule (the ledger index, as of its writing)."""

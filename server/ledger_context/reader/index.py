@@ -38,10 +38,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..model.classify import RANK
 from ..model.document import Document, FileResult
 from ..model.fields import Timestamp
 from ..model.kinds import KIND
-from ..model.problems import Problem
+from ..model.problems import SEVERITIES, Problem
 from ..model.values import Record
 from .frontmatter import YamlOptions, resolved
 from .identity import FileIdentity, is_racy
@@ -274,6 +275,8 @@ def _entry_row(path: str, identity: FileIdentity, result: FileResult) -> tuple[A
 
 
 _DOCUMENT_FIELDS = 14
+_CLASSES = {None, *RANK}
+"""What a document's data class can be: undeclared, or a known class or unknown."""
 
 # tuple.__new__ makes a named tuple from its fields without the Python-level __new__: a
 # warm start rebuilds one or two per file (issue 26).
@@ -289,7 +292,9 @@ def _entry(row: tuple[Any, ...]) -> tuple[str, FileIdentity, FileResult]:
         raise ValueError("not an entry")
     document = None
     if fields is not None:
-        if len(fields) != _DOCUMENT_FIELDS:
+        # The values the build looks up in tables: an entry holding one the reader never
+        # makes (only a holder of the key could sign it) is refused here, not met later.
+        if len(fields) != _DOCUMENT_FIELDS or fields[0] not in KIND or fields[7] not in _CLASSES:
             raise ValueError("not a document")
         updated = fields[4]
         # Document's fields in their order (_document_row), the path put back
@@ -298,6 +303,8 @@ def _entry(row: tuple[Any, ...]) -> tuple[str, FileIdentity, FileResult]:
             (fields[0], path, *fields[1:4], None if updated is None else Timestamp(updated), *fields[5:]),
         )
     kept = tuple([Problem._make(p) for p in problems]) if problems else ()
+    if any(p.severity not in SEVERITIES or not isinstance(p.path, str) for p in kept):
+        raise ValueError("not a problem")
     return path, identity, _new(FileResult, (document, kept, size, True))
 
 

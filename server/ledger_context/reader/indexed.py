@@ -79,6 +79,8 @@ class IndexUse:
         self._load_fault: str | None = None
         self.refreshed = 0
         """Documents whose fresh read disagreed with the index (the build was made again)."""
+        self.taken = 0
+        """How many entries the index gave the cache."""
         self.completed: dict[str, Document] = {}
         """Fresh reads, in the current build, of documents the index gave without their
         frontmatter text, by path: the same fields, with the text their blocks show (emptied
@@ -116,6 +118,7 @@ class IndexUse:
                 continue
             taken[source.path] = (source.identity, result)
         cache.put_trusted(taken)  # each already checked by the racy rule, as of the index's writing
+        self.taken += len(taken)
         self._primed = {path: entry[1] for path, entry in taken.items()}
         if len(taken) == len(entries) == len(cache):
             self._in_step = cache.changes
@@ -162,6 +165,16 @@ class IndexUse:
         if (primed := self._primed.get(document.path)) is not None and primed.document is document:
             return True
         return lacks_frontmatter(document) and document.path not in self.completed
+
+    def distrust(self, cache: DocumentCache) -> None:
+        """Forget every entry the index gave (a build met one holding a value no read
+        gives): every file is read again, and the index written anew."""
+        cache.keep_only(set())
+        self._primed = {}
+        self.completed.clear()
+        self._in_step = None
+        self.taken = 0
+        self.report = "rebuilt (an entry held a value no read of its file gives)"
 
     def save(self, cache: DocumentCache) -> None:
         """Write the index when the cache holds other entries than the file on disk: another
