@@ -500,13 +500,7 @@ def test_a_warm_build_reads_again_only_the_documents_whose_bytes_the_pack_holds(
     settings = make_settings(cap_tokens=500, index=IndexOptions(tmp_path / "cache"))
     expected, _ = _outputs(space, make_settings(cap_tokens=500))
     _outputs(space, settings)
-    read: list[str] = []
-    real = indexed_module.read_file_safely
-    monkeypatch.setattr(
-        indexed_module,
-        "read_file_safely",
-        lambda space, source, *a: read.append(source.path) or real(space, source, *a),
-    )
+    read = _fresh_reads(monkeypatch)
     texts, build = _outputs(space, settings)
     held = sorted(o.block.document.path for o in build.budgeted.blocks if o.kept_bytes)
     assert texts == expected and build.index is not None and build.index.startswith("used")
@@ -517,22 +511,18 @@ def _experiment(n: int) -> str:
     return f"---\nstatus: done\nupdated_at: 2026-03-{n:02d}\nnote: run {n} of the sweep\n---\nBody {n}.\n"
 
 
-def test_an_experiment_the_index_kept_without_frontmatter_renders_from_one_fresh_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The index keeps no frontmatter text of an experiment (its block shows only among the
-    latest ten): the eleventh, once the newest is deleted, joins the pack with its own text,
-    read afresh once, and every output is the one without an index."""
+def _sweep(tmp_path: Path) -> Path:
+    """Twelve experiments, one a day: the pack shows the latest ten."""
     space = write_ledger(
         tmp_path / "space", {f"experiments/e{n:02d}.md": _experiment(n) for n in range(1, 13)}
     )
     for path in (space / ".ledger").rglob("*.md"):
         age(path)
-    settings = make_settings(index=IndexOptions(tmp_path / "cache"))
-    _outputs(space, settings)  # writes the index
-    (folder,) = [tmp_path / "cache"]
-    assert b"run 3 of the sweep" not in _index_file(folder).read_bytes()
-    (space / ".ledger/experiments/e12.md").unlink()
+    return space
+
+
+def _fresh_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the index use reads afresh from now on, in order."""
     read: list[str] = []
     real = indexed_module.read_file_safely
     monkeypatch.setattr(
@@ -540,6 +530,22 @@ def test_an_experiment_the_index_kept_without_frontmatter_renders_from_one_fresh
         "read_file_safely",
         lambda space, source, *a: read.append(source.path) or real(space, source, *a),
     )
+    return read
+
+
+def test_an_experiment_the_index_kept_without_frontmatter_renders_from_one_fresh_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index keeps no frontmatter text of an experiment (its block shows only among the
+    latest ten): the eleventh, once the newest is deleted, joins the pack with its own text,
+    read afresh once, and every output is the one without an index."""
+    space = _sweep(tmp_path)
+    settings = make_settings(index=IndexOptions(tmp_path / "cache"))
+    _outputs(space, settings)  # writes the index
+    (folder,) = [tmp_path / "cache"]
+    assert b"run 3 of the sweep" not in _index_file(folder).read_bytes()
+    (space / ".ledger/experiments/e12.md").unlink()
+    read = _fresh_reads(monkeypatch)
     texts, build = _outputs(space, settings)
     assert texts == _outputs(space, make_settings())[0]
     assert "note: run 2 of the sweep\n" in build.pack and "run 1 of" not in build.pack
@@ -554,11 +560,7 @@ def test_a_document_the_index_kept_without_frontmatter_is_served_as_its_fresh_by
     text) serves its bytes; a same-size edit with its times restored is refused, not served."""
     from ledger_context.pack.served import served_text
 
-    space = write_ledger(
-        tmp_path / "space", {f"experiments/e{n:02d}.md": _experiment(n) for n in range(1, 13)}
-    )
-    for path in (space / ".ledger").rglob("*.md"):
-        age(path)
+    space = _sweep(tmp_path)
     settings = make_settings(index=IndexOptions(tmp_path / "cache"))
     _outputs(space, settings)
     _, build = _outputs(space, settings)
@@ -576,11 +578,7 @@ def test_a_server_shows_an_experiment_edited_after_its_block_was_read_for_the_in
     """One builder (a server) started from the index: an experiment it rendered from a
     fresh read is edited, and the next build shows the edit, not the earlier read; the one
     that joins the latest ten later is rendered from its own fresh read."""
-    space = write_ledger(
-        tmp_path / "space", {f"experiments/e{n:02d}.md": _experiment(n) for n in range(1, 13)}
-    )
-    for path in (space / ".ledger").rglob("*.md"):
-        age(path)
+    space = _sweep(tmp_path)
     settings = make_settings(index=IndexOptions(tmp_path / "cache"))
     _outputs(space, settings)  # writes the index
     builder = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
@@ -634,13 +632,8 @@ def test_an_entry_holding_a_value_no_read_gives_costs_a_rebuild_never_a_crash(
     assert texts == expected and build.index == "used (2 of 2 files from the index)"
 
 
-def test_a_search_that_finds_an_entry_its_file_contradicts_reads_the_file_on_the_next_build(
-    tmp_path: Path,
-) -> None:
-    """An entry signed by a holder of the key says a document outside the pack is public
-    when its file says confidential: a search from that build is refused as changed, and
-    the builder's next build reads the file, so the search asked again is the one without
-    an index, and so is every later command (the index is written anew)."""
+def _rubric_space(tmp_path: Path) -> Path:
+    """A finding the pack shows, and a confidential one outside it that search finds too."""
     space = write_ledger(
         tmp_path / "space",
         {
@@ -650,17 +643,29 @@ def test_a_search_that_finds_an_entry_its_file_contradicts_reads_the_file_on_the
     )
     for path in (space / ".ledger").rglob("*.md"):
         age(path)
+    return space
+
+
+def _declassify_secret(body: dict) -> None:
+    for entry in body["entries"]:
+        if entry[0].endswith("secret.md"):
+            entry[4][7] = "public"
+
+
+def test_a_search_that_finds_an_entry_its_file_contradicts_reads_the_file_on_the_next_build(
+    tmp_path: Path,
+) -> None:
+    """An entry signed by a holder of the key says a document outside the pack is public
+    when its file says confidential: a search from that build is refused as changed, and
+    the builder's next build reads the file, so the search asked again is the one without
+    an index, and so is every later command (the index is written anew)."""
+    space = _rubric_space(tmp_path)
     folder = tmp_path / "cache"
     settings = make_settings(index=IndexOptions(folder))
     expected = search(ContextBuilder(space, make_settings(), cache=False).build(), "rubric").model_dump_json()
     _outputs(space, settings)
 
-    def declassify(body: dict) -> None:
-        for entry in body["entries"]:
-            if entry[0].endswith("secret.md"):
-                entry[4][7] = "public"
-
-    _remac(folder, declassify)
+    _remac(folder, _declassify_secret)
     builder = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
     with pytest.raises(DocumentChangedError):
         search(builder.build(), "rubric")
@@ -674,15 +679,7 @@ def test_the_search_command_reads_again_what_a_forged_entry_contradicts(
 ) -> None:
     from ledger_context.cli import main
 
-    space = write_ledger(
-        tmp_path / "space",
-        {
-            "findings/open.md": "---\nstatus: current\ntitle: Open\n---\nwords of the rubric\n",
-            "findings/secret.md": "---\nstatus: retracted\ndata_class: confidential\n---\nrubric PIN\n",
-        },
-    )
-    for path in (space / ".ledger").rglob("*.md"):
-        age(path)
+    space = _rubric_space(tmp_path)
     time.sleep(1.1)  # the command's cache trusts no file changed (ctime) within a second
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert main(["search", "rubric", "--space", str(space), "--no-index"]) == 0
@@ -690,13 +687,8 @@ def test_the_search_command_reads_again_what_a_forged_entry_contradicts(
     assert main(["search", "rubric", "--space", str(space)]) == 0  # writes the index
     capsys.readouterr()
 
-    def declassify(body: dict) -> None:
-        for entry in body["entries"]:
-            if entry[0].endswith("secret.md"):
-                entry[4][7] = "public"
-
     (folder,) = (tmp_path / "xdg").glob("*")
-    _remac(folder, declassify)
+    _remac(folder, _declassify_secret)
     assert b"public" in _index_file(folder).read_bytes()
     for _ in range(2):
         assert main(["search", "rubric", "--space", str(space)]) == 0
