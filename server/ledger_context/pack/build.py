@@ -254,7 +254,7 @@ class ContextBuilder:
 
             index = self._index = IndexUse(settings.index, self.space, settings.yaml, cache.racy_ns)
         if index is None or cache is None:
-            return (*self._select_budget(walk, blob_hash, None, None), None)
+            return (*self._select_budget(walk, blob_hash, cache, None), None)
         index.prime(cache, walk, blob_hash)
         try:
             ledger, selection, budgeted = self._select_budget(walk, blob_hash, cache, index)
