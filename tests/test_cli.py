@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import FIXTURES, Files, doc, libyaml_only, write_ledger
 from ledger_context import build_context
-from ledger_context.cli import main
+from ledger_context.cli import _write, main
 from ledger_context.explain.full import explain
 
 Ledger = Callable[[Files], Path]
@@ -562,3 +565,66 @@ def test_the_program_ends_without_teardown_only_when_one_thread_runs(
     a build's objects, atexit) is skipped only while no other thread runs."""
     done = subprocess.run([sys.executable, "-c", _END, threads], capture_output=True, text=True, check=False)
     assert (done.stdout, done.returncode) == (stdout, status)
+
+
+@pytest.mark.parametrize(("left", "unbuffered"), [("before", "1"), ("before", ""), ("after", "")])
+def test_a_reader_that_goes_away_ends_the_command_with_status_1_and_no_message(
+    left: str, unbuffered: str
+) -> None:
+    """A closed pipe (``| head``, ``| true``) gives status 1, silently: when the reader left
+    before the command wrote (with ``PYTHONUNBUFFERED`` the write was partial and gave 0),
+    and when it left before the final flush (was 0)."""
+    program = (
+        "import os, sys, threading\n"
+        "from ledger_context import cli\n"
+        "reader, writer = os.pipe()\n"
+        "os.dup2(writer, 1)\n"
+        "os.close(writer)\n"
+        "def run(args):\n"
+        f"    if {left == 'before'!r}:\n"
+        # a reader that takes a little and goes while the write waits on the full pipe
+        "        def head():\n"
+        "            os.read(reader, 100)\n"
+        "            os.close(reader)\n"
+        "        threading.Thread(target=head).start()\n"
+        "        cli._write('x' * 1_000_000)\n"
+        "    else:\n"
+        "        print('x' * 100)\n"
+        "        os.close(reader)\n"
+        "    return 0\n"
+        "cli._COMMANDS['pack'] = run\n"
+        "sys.argv = ['ledger-context', 'pack', '--space', '.']\n"
+        "sys.exit(cli.main())\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = unbuffered
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=False, env=env
+    )
+    assert (done.returncode, done.stderr) == (1, "")
+
+
+class _Trickle(io.RawIOBase):
+    """A raw stream that takes at most 1,000 bytes a write, as an unbuffered stdout does
+    when a signal interrupts a write to a pipe."""
+
+    def __init__(self) -> None:
+        self.taken = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        chunk = bytes(data[:1000])
+        self.taken += chunk
+        return len(chunk)
+
+
+def test_every_byte_of_the_output_is_written_when_a_write_takes_only_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    raw = _Trickle()
+    monkeypatch.setattr(sys, "stdout", types.SimpleNamespace(buffer=raw))
+    _write("é" * 5_000)
+    assert bytes(raw.taken) == ("é" * 5_000).encode()

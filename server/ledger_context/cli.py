@@ -519,9 +519,20 @@ def _end(status: int) -> int:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 stream.flush()
+    except BrokenPipeError:
+        return _reader_gone()
     except (OSError, ValueError):
         return status
     os._exit(status)
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (``| head``, ``| true``): nothing left to say, and
+    the interpreter's last flush must not fail again. Status 1, as Python's own advice on
+    SIGPIPE, whether the pipe closed before a write or before the final flush."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1
 
 
 def _argument_text(value: str) -> str:
@@ -533,8 +544,13 @@ def _argument_text(value: str) -> str:
 def _write(text: str) -> None:
     if sys.stdout is None:  # started with stdout closed
         raise LedgerContextError("standard output is closed; nothing can be written")
-    sys.stdout.buffer.write(text.encode("utf-8", "backslashreplace"))
-    sys.stdout.buffer.flush()
+    out = sys.stdout.buffer
+    data = memoryview(text.encode("utf-8", "backslashreplace"))
+    # Unbuffered (PYTHONUNBUFFERED, -u), stdout is a raw stream whose write may take only
+    # part (a pipe whose reader left, a signal): the rest is written, or its error raised.
+    while data:
+        data = data[out.write(data) or 0 :]
+    out.flush()
 
 
 def _skipped_note(build: ContextBuild) -> None:
@@ -945,10 +961,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`); nothing left to say.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
+        return _reader_gone()
     except OSError as exc:  # e.g. a full disk under `> file`
         print(f"Error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
         return 2
