@@ -693,3 +693,44 @@ def test_the_search_command_reads_again_what_a_forged_entry_contradicts(
     for _ in range(2):
         assert main(["search", "rubric", "--space", str(space)]) == 0
         assert capsys.readouterr().out == expected
+
+
+def test_an_index_contradicted_once_is_not_trusted_for_the_other_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three entries forged by a holder of the key: the first contradiction a search meets
+    drops every entry the index gave, so the search asked again is the one without an index
+    (was: one file read again per try, 'changed; call again' each time), and the index
+    written anew serves every later command."""
+    from ledger_context.cli import main
+
+    space = write_ledger(
+        tmp_path / "space",
+        {
+            "findings/open.md": "---\nstatus: current\ntitle: Open\n---\nwords of the rubric\n",
+            **{
+                f"findings/secret{n}.md": "---\nstatus: retracted\ndata_class: confidential\n---\nrubric PIN\n"
+                for n in range(3)
+            },
+        },
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    time.sleep(1.1)  # the command's cache trusts no file changed (ctime) within a second
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert main(["search", "rubric", "--space", str(space), "--no-index"]) == 0
+    expected = capsys.readouterr().out
+    assert main(["search", "rubric", "--space", str(space)]) == 0  # writes the index
+    capsys.readouterr()
+
+    def declassify_all(body: dict) -> None:
+        for entry in body["entries"]:
+            if "secret" in entry[0]:
+                entry[4][7] = "public"
+
+    (folder,) = (tmp_path / "xdg").glob("*")
+    _remac(folder, declassify_all)
+    for _ in range(2):
+        assert main(["search", "rubric", "--space", str(space)]) == 0
+        assert capsys.readouterr().out == expected
+    assert b"public" not in _index_file(folder).read_bytes()

@@ -230,12 +230,19 @@ class ContextBuilder:
 
     def _forget_changed(self) -> None:
         """Read again, in this build, every file a served read found changed: the last
-        build is not given again, and the cache forgets what it kept of those files."""
+        build is not given again, and the cache forgets what it kept of those files. Where
+        the index gave that file's entry and no read had confirmed it, the index is not
+        trusted for any other file either: one that lied once (an entry signed by a holder
+        of the key) would otherwise cost a "call again" per file it lies about."""
         self._warm = WarmBuild()
+        cache, index = self._cache, self._index
         while self._changed:
             path = self._changed.pop()
-            if self._cache is not None:
-                self._cache.forget(path)
+            if cache is None:
+                continue
+            if index is not None and index.gave(path):
+                index.distrust(cache, "a served read contradicted an entry")
+            cache.forget(path)
 
     def _read_select_budget(
         self, walk: Walk, blob_hash: str | None

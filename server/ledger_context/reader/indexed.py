@@ -166,15 +166,22 @@ class IndexUse:
             return True
         return lacks_frontmatter(document) and document.path not in self.completed
 
-    def distrust(self, cache: DocumentCache) -> None:
+    def gave(self, path: str) -> bool:
+        """Whether the index gave the entry of ``path`` and no read has confirmed it yet."""
+        return path in self._primed
+
+    def distrust(
+        self, cache: DocumentCache, why: str = "an entry held a value no read of its file gives"
+    ) -> None:
         """Forget every entry the index gave (a build met one holding a value no read
-        gives): every file is read again, and the index written anew."""
+        gives, or a served read contradicted one): every file is read again, and the index
+        written anew."""
         cache.keep_only(set())
         self._primed = {}
         self.completed.clear()
         self._in_step = None
         self.taken = 0
-        self.report = "rebuilt (an entry held a value no read of its file gives)"
+        self.report = f"rebuilt ({why})"
 
     def save(self, cache: DocumentCache) -> None:
         """Write the index when the cache holds other entries than the file on disk: another
