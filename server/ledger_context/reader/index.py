@@ -35,6 +35,7 @@ import os
 import stat
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,9 @@ KEY_FILE = "key"
 KEY_BYTES = 32
 MAX_INDEX_BYTES = 4 << 30
 """An index larger than this (4 GiB) is not read: no ledger's parse results come near."""
+
+POSTINGS_SUFFIX = ".postings"
+"""Search's postings of a ledger beside its index (:mod:`~ledger_context.search.stored`)."""
 
 _PARSE_SOURCES = ("model", "reader")
 """The wings whose code decides what a parse gives: their source is part of the version."""
@@ -327,19 +331,33 @@ def encode_index(
             "entries": [_entry_row(*entry) for entry in entries],
         }
     )
+    return seal(key, body)
+
+
+def seal(key: bytes, body: bytes) -> bytes:
+    """A sealed file's bytes: :data:`MAGIC`, the body's HMAC-SHA256 in hex, a newline, the body."""
     return MAGIC + hmac.new(key, body, hashlib.sha256).hexdigest().encode("ascii") + b"\n" + body
+
+
+def unseal(data: bytes, key: bytes) -> tuple[bytes | None, str | None]:
+    """The body of the sealed ``data``, or ``None`` and why: not an index, or a MAC that
+    does not verify (tampered or truncated)."""
+    head = len(MAGIC) + 65
+    if not data.startswith(MAGIC) or len(data) < head or data[head - 1 : head] != b"\n":
+        return None, "the file is not an index"
+    body = data[head:]
+    expected = hmac.new(key, body, hashlib.sha256).hexdigest().encode("ascii")
+    if not hmac.compare_digest(expected, data[len(MAGIC) : head - 1]):
+        return None, "the index's MAC does not verify (truncated or edited)"
+    return body, None
 
 
 def decode_index(data: bytes, key: bytes, version: dict[str, Any], space: Path) -> Loaded:
     """The entries of the index ``data``, or why it cannot be used: not an index, a MAC
     that does not verify (tampered or truncated), another version or another ledger."""
-    head = len(MAGIC) + 65
-    if not data.startswith(MAGIC) or len(data) < head or data[head - 1 : head] != b"\n":
-        return Loaded({}, fault="the file is not an index")
-    body = data[head:]
-    expected = hmac.new(key, body, hashlib.sha256).hexdigest().encode("ascii")
-    if not hmac.compare_digest(expected, data[len(MAGIC) : head - 1]):
-        return Loaded({}, fault="the index's MAC does not verify (truncated or edited)")
+    body, fault = unseal(data, key)
+    if body is None:
+        return Loaded({}, fault=fault)
     try:
         parsed = marshal.loads(body)
         if parsed["version"] != version:
@@ -361,16 +379,47 @@ def decode_index(data: bytes, key: bytes, version: dict[str, Any], space: Path) 
 def load_index(options: IndexOptions, space: Path, version: dict[str, Any]) -> Loaded:
     """Read the index of ``space`` (never raises): its entries, or why none can be used
     (``missing``, or a clause that names what is wrong: "the index file is …")."""
-    fault = _private_folder(options.directory, create=False)
-    if fault is not None:
-        return Loaded({}, fault="missing" if fault == "the cache folder does not exist" else fault)
-    data, fault = _open_private(index_path(options, space), MAX_INDEX_BYTES)
-    if data is None:
-        return Loaded({}, fault="missing" if fault == "missing" else f"the index file is {fault}")
-    key, fault = user_key(options.directory, create=False)
-    if key is None:
+    data, key, fault = read_private(options, index_path(options, space))
+    if data is None or key is None:
         return Loaded({}, fault=fault)
     return decode_index(data, key, version, space)
+
+
+def read_private(options: IndexOptions, path: Path) -> tuple[bytes | None, bytes | None, str | None]:
+    """The bytes of the private file ``path`` in the cache folder and the user's key, or
+    why they cannot be had (``missing``, or a clause: "the index file is …")."""
+    fault = _private_folder(options.directory, create=False)
+    if fault is not None:
+        return None, None, "missing" if fault == "the cache folder does not exist" else fault
+    data, fault = _open_private(path, MAX_INDEX_BYTES)
+    if data is None:
+        return None, None, "missing" if fault == "missing" else f"the index file is {fault}"
+    key, fault = user_key(options.directory, create=False)
+    return data, key, fault
+
+
+def write_private(options: IndexOptions, path: Path, body: Callable[[bytes], bytes]) -> str | None:
+    """Write ``body(key)`` (the bytes, sealed with the user's key) whole and atomically to
+    ``path`` in the cache folder; ``None``, or why it was not written."""
+    fault = _private_folder(options.directory, create=True)
+    if fault is not None:
+        return fault
+    key, fault = user_key(options.directory)
+    if key is None:
+        return fault
+    try:
+        data = body(key)
+        # Not synced to disk: a file a crash tore fails its MAC and is made again, while
+        # a lost key would orphan every index (the key is synced).
+        temporary = _write_private(options.directory, ".index-", data, durable=False)
+        try:
+            os.replace(temporary, path)  # replaces a link, never follows it
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror or exc})"
+    return None
 
 
 def save_index(
@@ -382,26 +431,10 @@ def save_index(
 ) -> str | None:
     """Write the index of ``space`` whole and atomically; ``None``, or why it was not written
     (the build goes on without it)."""
-    fault = _private_folder(options.directory, create=True)
-    if fault is not None:
-        return fault
-    key, fault = user_key(options.directory)
-    if key is None:
-        return fault
     now = time.time_ns() if written_ns is None else written_ns
-    try:
-        data = encode_index(key, version, space, now, entries)
-        # Not synced to disk: an index a crash tore fails its MAC and is made again, while
-        # a lost key would orphan every index (the key is synced).
-        temporary = _write_private(options.directory, ".index-", data, durable=False)
-        try:
-            os.replace(temporary, index_path(options, space))  # replaces a link, never follows it
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError as exc:
-        return f"cannot be written ({exc.strerror or exc})"
-    return None
+    return write_private(
+        options, index_path(options, space), lambda key: encode_index(key, version, space, now, entries)
+    )
 
 
 def trusted(loaded: Loaded, path: str, identity: FileIdentity, racy_ns: int) -> FileResult | None:
@@ -416,10 +449,11 @@ def trusted(loaded: Loaded, path: str, identity: FileIdentity, racy_ns: int) -> 
 def clear_index(options: IndexOptions, space: Path | None) -> int:
     """Remove the index of ``space`` (every index when ``None``); returns how many went."""
     if space is not None:
-        targets = [index_path(options, space)]
+        index = index_path(options, space)
+        targets = [index, index.with_suffix(POSTINGS_SUFFIX)]
     else:
         try:
-            targets = [p for p in options.directory.iterdir() if p.name.endswith(".index")]
+            targets = [p for p in options.directory.iterdir() if p.suffix in (".index", POSTINGS_SUFFIX)]
         except OSError:
             return 0
     removed = 0
