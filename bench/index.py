@@ -14,6 +14,7 @@ long-body ledger asked for (``long_ledgers.py``), in one run on one machine:
   index on, none written yet), ``pack --no-index``, the naive python-frontmatter reader
   (``bench/naive.py``) and ``python -c pass``; the naive ÷ warm ratio (goal ≥ 10× at
   10,000) and the first run ÷ naive (goal ≤ 1×: a first run no slower than the naive reader);
+  ``ledger-context search`` with the postings kept by an earlier search, and with ``--no-index``;
 - the index file's size on disk.
 
 Then a fresh server over stdio on a 30,000-experiment ledger, with a warm index and
@@ -47,6 +48,8 @@ SIZES = (1_000, 10_000, 100_000)
 REPS = {1_000: 9, 10_000: 5, 30_000: 3, 100_000: 2}
 WHOLE_RUNS = {1_000: 5, 10_000: 3, 30_000: 2, 100_000: 1}
 SERVER_SIZE = 30_000
+SEARCH_QUERY = "router latency"
+"""What ``ledger-context search`` is asked, warm (its postings kept) and with ``--no-index``."""
 SERVER_STARTS = 3
 
 
@@ -77,11 +80,14 @@ def _whole(space: Path, cache_home: Path, runs: int) -> dict[str, Timing]:
     before each run): what a user's first command on a ledger costs (issue 26: no slower
     than the naive reader)."""
     cli = [sys.executable, "-m", "ledger_context", "pack", "--space", str(space)]
+    search = [sys.executable, "-m", "ledger_context", "search", SEARCH_QUERY, "--space", str(space)]
     first_home = cache_home.with_name(cache_home.name + "-first")
     commands = {
         "pack, warm index": (cli, _env(cache_home, True)),
         "pack, first run": (cli, _env(first_home, True)),
         "pack --no-index": (cli, _env(cache_home, False)),
+        "search, warm postings": (search, _env(cache_home, True)),
+        "search --no-index": (search, _env(cache_home, False)),
         "naive reader": ([sys.executable, str(BENCH_DIR / "naive.py"), str(space)], child_env()),
         "python -c pass": ([sys.executable, "-c", "pass"], child_env()),
     }
@@ -220,6 +226,19 @@ def report(ledgers: list[dict[str, object]], server: dict[str, tuple[float, floa
             f"| {fmt_time(w['python -c pass'])} | {ratio:.1f}×{goal} | {first:.2f}× {_verdict(first <= 1)} "
             f"| {fmt_time(w['pack, warm index'] - w['python -c pass'])} |"
         )
+    lines += [
+        "",
+        f"`ledger-context search {SEARCH_QUERY!r}`, whole process: with the postings a first search"
+        " kept beside the index, and with `--no-index` (every body read again, as a first search does):",
+        "",
+        "| ledger | search, warm postings | search --no-index | ÷ |",
+        "|---|---:|---:|---:|",
+    ]
+    for r in ledgers:
+        w = r["whole"]
+        assert isinstance(w, dict)
+        warm, cold = w["search, warm postings"], w["search --no-index"]
+        lines.append(f"| {r['name']} | {fmt_time(warm)} | {fmt_time(cold)} | {cold / warm:.1f}× |")
     if server is not None:
         lines += [
             "",

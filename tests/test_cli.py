@@ -511,15 +511,20 @@ def test_every_command_gives_the_same_bytes_with_the_index_off_cold_warm_or_garb
 def test_index_status_and_clear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     folder = tmp_path / "cache" / "ledger-context"
+    none_yet = b"search postings: none yet (the first search writes them)\n"
     assert _run(["index", "status", "--space", str(DEMO)], capsysbinary)[1].endswith(
-        b"\nnot usable: missing\n"
+        b"\nnot usable: missing\n" + none_yet
     )
     assert _run(["pack", "--space", str(DEMO)], capsysbinary)[0] == 0
     out = _run(["index", "status", "--space", str(DEMO)], capsysbinary)[1]
     (index,) = folder.glob("*.index")
-    assert out == f"index: {index}\n125 entries, {index.stat().st_size} bytes\n".encode()
+    assert out == f"index: {index}\n125 entries, {index.stat().st_size} bytes\n".encode() + none_yet
+    assert _run(["search", "jwt", "--space", str(DEMO)], capsysbinary)[0] == 0  # searched 125
+    out = _run(["index", "status", "--space", str(DEMO)], capsysbinary)[1]
+    (postings,) = folder.glob("*.postings")
+    assert out.endswith(f"search postings: 125 documents, {postings.stat().st_size} bytes\n".encode())
     assert _run(["index", "clear", "--space", str(DEMO)], capsysbinary)[1] == (
-        f"index: 1 index file(s) removed from {folder}\n".encode()
+        f"index: 2 index file(s) removed from {folder}\n".encode()
     )
     assert list(folder.glob("*.index")) == []
     assert _run(["index", "clear", "--all"], capsysbinary)[1].startswith(b"index: 0 index file(s) removed")

@@ -889,7 +889,22 @@ def _cmd_index(args: argparse.Namespace) -> int:
     state = f"{len(loaded.entries)} entries" if loaded.fault is None else f"not usable: {loaded.fault}"
     size = path.stat().st_size if loaded.fault is None else 0
     _write(f"index: {display_path(path)}\n{state}" + (f", {size} bytes" if size else "") + "\n")
+    _write(_postings_status(settings, space))
     return 0
+
+
+def _postings_status(settings: Settings, space: Path) -> str:
+    """``index status``'s line on search's postings kept beside the index."""
+    from .search.stored import load_postings, postings_path, postings_version
+
+    assert settings.index is not None
+    stored, fault = load_postings(settings.index, space, postings_version(settings.yaml))
+    if fault == "missing":
+        return "search postings: none yet (the first search writes them)\n"
+    if fault is not None:
+        return f"search postings: not usable: {fault} (the next search writes them anew)\n"
+    size = postings_path(settings.index, space).stat().st_size
+    return f"search postings: {len(stored)} documents, {size} bytes\n"
 
 
 def _cell(text: str, width: int = 24) -> str:

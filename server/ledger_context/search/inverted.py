@@ -2,9 +2,10 @@
 
 A document's postings (:class:`Postings`) derive from its own title, frontmatter and body
 alone, so they are kept by SHA-256 and title and reused while the file does not change
-(and could be persisted). The statistics (how many documents, how many hold a term, the
-average length of each field) are sums over the documents in scope, integers, so they do
-not depend on the order documents were added or removed. Only documents passed in are
+(and kept between processes: :mod:`~ledger_context.search.stored`). The statistics (how
+many documents, how many hold a term, the average length of each field) are sums over the
+documents in scope, integers, so they do not depend on the order documents were added or
+removed. Only documents passed in are
 counted: the caller leaves out what the ceiling withholds (spec §10).
 """
 
@@ -39,6 +40,10 @@ CACHED_POSTINGS = 8_000_000
 """Ranked holders kept across searches (16 bytes each): about 128 MB at most."""
 
 Counts = tuple[int, int, int]
+Stored = dict[tuple[str, str], tuple[tuple[str, ...], tuple[Counts, ...], Counts]]
+"""Postings kept between processes (:mod:`~ledger_context.search.stored`): by a
+document's (SHA-256, title), its terms, their counts in the same order, and its field
+lengths (two tuples: a dict per document would double a first search's peak memory)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,37 +122,69 @@ class SearchIndex:
         documents: tuple[Document, ...],
         token: object,
         reread: Callable[[Document], Document] | None = None,
-    ) -> None:
+        stored: Stored | None = None,
+    ) -> int:
         """Make the index hold exactly ``documents``; ``token`` names that set, so the
         same set twice costs nothing. A document to add that holds no body (taken from
-        the ledger index) is indexed as ``reread`` gives it: parsed again from its bytes."""
+        the ledger index) takes its postings from ``stored`` under its (SHA-256, title),
+        else is indexed as ``reread`` gives it: parsed again from its bytes. Returns how
+        many documents were indexed from their text (not from ``stored``)."""
         if token is self._synced and token is not None:
-            return
+            return 0
         # Like a build, indexing allocates many small acyclic objects: collecting cycles
         # meanwhile only costs time (half of the indexing).
         collecting = gc.isenabled()
         gc.disable()
         try:
-            self._sync(documents, reread)
+            indexed = self._sync(documents, reread, stored or {})
         finally:
             if collecting:
                 gc.enable()
         self._synced = token
+        return indexed
 
-    def _sync(self, documents: tuple[Document, ...], reread: Callable[[Document], Document] | None) -> None:
+    def _sync(
+        self, documents: tuple[Document, ...], reread: Callable[[Document], Document] | None, stored: Stored
+    ) -> int:
         wanted = {document.path: document for document in documents}
         for path in [p for p, e in self._entries.items() if p not in wanted or _key(wanted[p]) != e.key]:
             self._remove(path)
+        indexed = 0
         for path, document in wanted.items():
             if path not in self._entries:
-                self._add(document if document.body is not None or reread is None else reread(document))
+                key = _key(document)
+                if document.body is None and (kept := stored.get(key)) is not None:
+                    self._add(path, key, *kept)
+                else:
+                    text = document if document.body is not None or reread is None else reread(document)
+                    postings = postings_of(text)
+                    self._add(
+                        path, key, tuple(postings.counts), tuple(postings.counts.values()), postings.lengths
+                    )
+                    indexed += 1
             self.documents[path] = document
+        return indexed
 
-    def _add(self, document: Document) -> None:
-        postings = postings_of(document)
-        path = document.path
+    def stored(self) -> Stored:
+        """Every document's postings, by (SHA-256, title): what a later process may keep."""
+        inverted = self._inverted
+        return {
+            entry.key: (entry.terms, tuple([inverted[term][path] for term in entry.terms]), entry.lengths)
+            for path, entry in self._entries.items()
+        }
+
+    def _add(
+        self,
+        path: str,
+        key: tuple[str, str],
+        terms: tuple[str, ...],
+        counted: tuple[Counts, ...],
+        lengths: Counts,
+    ) -> None:
+        """Add the document at ``path``: each of its ``terms`` with its counts (``counted``,
+        in the same order), and its field ``lengths``."""
         inverted, shared = self._inverted, self._shared
-        for term, counts in postings.counts.items():
+        for term, counts in zip(terms, counted, strict=True):
             # The same few count triples recur millions of times: keep one of each.
             counts = shared.setdefault(counts, counts)
             holders = inverted.get(term)
@@ -155,9 +192,9 @@ class SearchIndex:
                 inverted[term] = {path: counts}
             else:
                 holders[path] = counts
-        self._entries[path] = _Entry(_key(document), tuple(postings.counts), postings.lengths)
+        self._entries[path] = _Entry(key, terms, lengths)
         for index in range(3):
-            self._totals[index] += postings.lengths[index]
+            self._totals[index] += lengths[index]
         self._changed()
 
     def _remove(self, path: str) -> None:

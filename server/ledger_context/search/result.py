@@ -175,7 +175,7 @@ def search(
     index = index if index is not None else SearchIndex()
     scope = in_scope(build)
     with index.lock:
-        index.sync(scope, scope, lambda document: served_document(build, document.path))
+        _sync(index, build, scope)
         # A set of scored documents that holds the first ``limit`` of the order.
         scores, matching = index.best(wanted, limit, kind)
         documents = index.documents
@@ -199,6 +199,23 @@ def search(
         omitted=0,
     )
     return _bounded(result)
+
+
+def _sync(index: SearchIndex, build: ContextBuild, scope: tuple[Document, ...]) -> None:
+    """Bring ``index`` up to date with ``scope``. An empty one (a new process's first
+    search) takes what it can from the postings kept beside the ledger index, and keeps
+    them anew when it had to read a document again; later syncs read the few changed
+    documents again and keep them in memory only."""
+    options = build.settings.index
+    if options is None or index.documents:
+        index.sync(scope, scope, lambda document: served_document(build, document.path))
+        return
+    from .stored import load_postings, postings_version, save_postings  # only with an index
+
+    space, version = build.ledger.space, postings_version(build.settings.yaml)
+    stored, _ = load_postings(options, space, version)
+    if index.sync(scope, scope, lambda document: served_document(build, document.path), stored):
+        save_postings(options, space, version, index.stored())
 
 
 def _in_pack(build: ContextBuild) -> frozenset[str]:

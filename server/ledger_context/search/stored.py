@@ -1,0 +1,92 @@
+"""Search's postings kept between processes: a warm search reads no body again (issue 26).
+
+One file per ledger beside its index (``<SHA-256 of the real path>.postings``), sealed as the
+index is (:func:`~ledger_context.reader.index.write_private`: the user's private folder, an
+HMAC-SHA256 under the user's key, written whole and renamed). A document's postings derive
+from its bytes and its title alone (:func:`~ledger_context.search.inverted.postings_of`),
+so they are kept under (SHA-256, title): an entry is right for any file holding those bytes
+under that title, whatever its path or age, and needs no racy rule. They decide only which
+documents match and their scores; every hit is read, hashed and classified afresh before
+anything of it is shown (spec §10), so a missing, stale or corrupt file costs time only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+from pathlib import Path
+from typing import Any
+
+from ..reader.frontmatter import YamlOptions
+from ..reader.index import POSTINGS_SUFFIX, IndexOptions, index_path, read_private, unseal, version_key
+from ..reader.index import seal as seal_body
+from ..reader.index import write_private as write_sealed
+from ..reader.paths import fs_path
+from .inverted import Stored
+
+FORMAT = 1
+"""The layout of the postings file; any change to it or to what an entry holds bumps it."""
+
+_DIGEST: list[str] = []
+
+
+def postings_version(yaml: YamlOptions | None) -> dict[str, Any]:
+    """What a postings file is valid for: the index's version key (Python, marshal, the
+    reader's code, the YAML loader) and the search wing's own code, which splits the terms."""
+    if not _DIGEST:
+        digest = hashlib.sha256()
+        for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        _DIGEST.append(digest.hexdigest())
+    return {"postings": FORMAT, "index": version_key(yaml), "search": _DIGEST[0]}
+
+
+def postings_path(options: IndexOptions, space: Path) -> Path:
+    """The postings file of ``space``: its index's name with :data:`POSTINGS_SUFFIX`."""
+    return index_path(options, space).with_suffix(POSTINGS_SUFFIX)
+
+
+def _space_text(space: Path) -> str:
+    return os.fsdecode(os.path.realpath(fs_path(space, "")))
+
+
+def load_postings(options: IndexOptions, space: Path, version: dict[str, Any]) -> tuple[Stored, str | None]:
+    """The postings kept for ``space`` (never raises), or none and why: ``missing``, or a
+    clause that names what is wrong."""
+    data, key, fault = read_private(options, postings_path(options, space))
+    if data is None or key is None:
+        return {}, fault
+    body, fault = unseal(data, key)
+    if body is None:
+        return {}, fault
+    try:
+        parsed = marshal.loads(body)
+        if parsed["version"] != version or parsed["space"] != _space_text(space):
+            return {}, "the postings were made by another version or for another ledger"
+        stored: Stored = {}
+        triples: set[Any] = set()  # a few distinct count triples recur throughout: checked once each
+        for sha256, title, terms, counted, lengths in parsed["postings"]:
+            if type(terms) is not tuple or type(counted) is not tuple or len(terms) != len(counted):
+                raise ValueError("not postings")
+            triples.update(counted)
+            triples.add(lengths)
+            stored[sha256, title] = (terms, counted, lengths)
+        if not all(map(_triple, triples)):
+            raise ValueError("not postings")
+        return stored, None
+    except (KeyError, TypeError, ValueError, IndexError, EOFError, RecursionError):
+        return {}, "the postings cannot be parsed"
+
+
+def _triple(value: Any) -> bool:
+    """Whether ``value`` is three whole numbers, as every count is: only a holder of the
+    key could sign others, and scoring must not meet them."""
+    return type(value) is tuple and len(value) == 3 and all(type(n) is int and n >= 0 for n in value)
+
+
+def save_postings(options: IndexOptions, space: Path, version: dict[str, Any], stored: Stored) -> str | None:
+    """Write the postings of ``space`` whole and atomically; ``None``, or why not."""
+    rows = [(sha256, title, *postings) for (sha256, title), postings in stored.items()]
+    body = marshal.dumps({"version": version, "space": _space_text(space), "postings": rows})
+    return write_sealed(options, postings_path(options, space), lambda key: seal_body(key, body))

@@ -1,0 +1,154 @@
+"""Search's postings kept between processes (stored.py): every search gives the result of one
+without an index, whatever state the postings file is in (missing, kept, stale, garbage,
+truncated, of another version, forged); a warm search reads again only its hits; the file
+holds nothing of a document the ceiling withholds."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import marshal
+from pathlib import Path
+
+import pytest
+
+from conftest import age, write_ledger
+from ledger_context.pack.build import ContextBuilder
+from ledger_context.pack.settings import make_settings
+from ledger_context.reader.index import MAGIC, IndexOptions, clear_index, user_key
+from ledger_context.search import result as result_module
+from ledger_context.search.result import search
+from ledger_context.search.stored import load_postings, postings_path, postings_version
+
+QUERIES = ("rubric", "router latency", "pin", "words")
+
+
+def _space(tmp_path: Path) -> Path:
+    files = {
+        "findings/rubric.md": "---\nstatus: current\ntitle: The rubric\n---\nwords of the rubric\n",
+        "findings/router.md": "---\nstatus: current\ntitle: Router\n---\nrouter latency words\n",
+        "decisions/pin.md": "---\nstatus: accepted\ndata_class: confidential\n---\nthe PIN words\n",
+        **{f"experiments/e{n}.md": f"---\ntitle: Run {n}\n---\nwords {n} rubric\n" for n in range(6)},
+    }
+    space = write_ledger(tmp_path / "space", files)
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    return space
+
+
+def _results(space: Path, folder: Path | None, ceiling: str | None = None) -> list[str]:
+    """Each query searched in a new builder's build, as a new process does."""
+    settings = make_settings(max_data_class=ceiling, index=IndexOptions(folder) if folder else None)
+    build = ContextBuilder(space, settings, cache=False).build()
+    return [search(build, query).model_dump_json() for query in QUERIES]
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths search reads again (``served_document``), in order."""
+    reads: list[str] = []
+    served = result_module.served_document
+
+    def spy(build, path):  # type: ignore[no-untyped-def]
+        reads.append(path)
+        return served(build, path)
+
+    monkeypatch.setattr(result_module, "served_document", spy)
+    return reads
+
+
+def test_a_warm_search_reads_again_only_its_hits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    space, folder = _space(tmp_path), tmp_path / "cache"
+    expected = _results(space, None)
+    reads = _reads(monkeypatch)
+    assert _results(space, folder) == expected  # the first: every document read, then kept
+    assert len(reads) > 9 and postings_path(IndexOptions(folder), space).is_file()
+    reads.clear()
+    build = ContextBuilder(space, make_settings(index=IndexOptions(folder)), cache=False).build()
+    found = search(build, "router")
+    assert [hit.path for hit in found.hits] == [".ledger/findings/router.md"]
+    assert reads == [".ledger/findings/router.md"]  # the hit, shown from its fresh bytes
+
+
+def test_an_edited_document_is_read_again_and_the_rest_taken_from_the_postings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    space, folder = _space(tmp_path), tmp_path / "cache"
+    _results(space, folder)
+    edited = space / ".ledger/findings/router.md"
+    edited.write_text("---\nstatus: current\ntitle: Router\n---\nrouter rubric now\n", encoding="utf-8")
+    age(edited)
+    expected = _results(space, None)
+    reads = _reads(monkeypatch)
+    build = ContextBuilder(space, make_settings(index=IndexOptions(folder)), cache=False).build()
+    found = search(build, "pin")
+    assert [hit.path for hit in found.hits] == [".ledger/decisions/pin.md"]
+    # the one document whose bytes the postings lack, then the hit shown
+    assert reads == [".ledger/findings/router.md", ".ledger/decisions/pin.md"]
+    assert _results(space, folder) == expected
+
+
+def _reseal(folder: Path, space: Path, edit) -> None:  # type: ignore[no-untyped-def]
+    """Edit the postings body and seal it again with the user's key."""
+    path = postings_path(IndexOptions(folder), space)
+    body = marshal.loads(path.read_bytes()[len(MAGIC) + 65 :])
+    edit(body)
+    raw = marshal.dumps(body)
+    key, _ = user_key(folder, create=False)
+    assert key is not None
+    path.write_bytes(MAGIC + hmac.new(key, raw, hashlib.sha256).hexdigest().encode() + b"\n" + raw)
+
+
+def _forge_counts(body: dict) -> None:
+    sha256, title, terms, counted, lengths = body["postings"][0]
+    body["postings"][0] = (sha256, title, terms, tuple((1, "x", 2) for _ in counted), lengths)
+
+
+def _forge_version(body: dict) -> None:
+    body["version"] = {**body["version"], "search": "0" * 64}
+
+
+@pytest.mark.parametrize(
+    ("state", "fault"),
+    [
+        ("garbage", "the file is not an index"),
+        ("truncated", "the index's MAC does not verify (truncated or edited)"),
+        ("version", "the postings were made by another version or for another ledger"),
+        ("counts", "the postings cannot be parsed"),
+        ("deleted", "missing"),
+    ],
+)
+def test_every_state_of_the_postings_gives_the_same_results(tmp_path: Path, state: str, fault: str) -> None:
+    space, folder = _space(tmp_path), tmp_path / "cache"
+    expected = _results(space, None)
+    assert _results(space, folder) == expected
+    path = postings_path(IndexOptions(folder), space)
+    if state == "garbage":
+        path.write_bytes(b"\x00garbage" * 100)
+    elif state == "truncated":
+        path.write_bytes(path.read_bytes()[:-10])
+    elif state == "deleted":
+        path.unlink()
+    else:
+        _reseal(folder, space, _forge_version if state == "version" else _forge_counts)
+    version = postings_version(None)
+    assert load_postings(IndexOptions(folder), space, version) == ({}, fault)
+    assert _results(space, folder) == expected  # read again, and kept anew
+    stored, fault_after = load_postings(IndexOptions(folder), space, version)
+    assert fault_after is None and len(stored) == 9
+
+
+def test_the_postings_hold_nothing_of_a_withheld_document(tmp_path: Path) -> None:
+    space, folder = _space(tmp_path), tmp_path / "cache"
+    assert _results(space, folder, "internal") == _results(space, None, "internal")
+    stored, fault = load_postings(IndexOptions(folder), space, postings_version(None))
+    secret = hashlib.sha256((space / ".ledger/decisions/pin.md").read_bytes()).hexdigest()
+    assert fault is None and len(stored) == 8
+    assert all(sha256 != secret for sha256, _ in stored)
+    assert all("pin" not in terms for terms, _, _ in stored.values())
+
+
+def test_clearing_the_index_clears_the_postings(tmp_path: Path) -> None:
+    space, folder = _space(tmp_path), tmp_path / "cache"
+    _results(space, folder)
+    assert clear_index(IndexOptions(folder), space) == 2
+    assert not postings_path(IndexOptions(folder), space).exists()
