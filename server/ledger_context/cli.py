@@ -904,7 +904,7 @@ def _postings_status(settings: Settings, space: Path) -> str:
     if fault is not None:
         return f"search postings: not usable: {fault} (the next search writes them anew)\n"
     size = postings_path(settings.index, space).stat().st_size
-    return f"search postings: {len(stored)} documents, {size} bytes\n"
+    return f"search postings: {len(stored)} document{'' if len(stored) == 1 else 's'}, {size} bytes\n"
 
 
 def _cell(text: str, width: int = 24) -> str:

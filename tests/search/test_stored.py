@@ -15,6 +15,7 @@ import pytest
 from conftest import age, write_ledger
 from ledger_context.pack.build import ContextBuilder
 from ledger_context.pack.settings import make_settings
+from ledger_context.reader.cache import DocumentCache
 from ledger_context.reader.index import MAGIC, IndexOptions, clear_index, user_key
 from ledger_context.search import result as result_module
 from ledger_context.search.result import search
@@ -36,11 +37,14 @@ def _space(tmp_path: Path) -> Path:
     return space
 
 
-def _results(space: Path, folder: Path | None, ceiling: str | None = None) -> list[str]:
-    """Each query searched in a new builder's build, as a new process does."""
+def _results(
+    space: Path, folder: Path | None, ceiling: str | None = None, queries: tuple[str, ...] = QUERIES
+) -> list[str]:
+    """Each query searched in a new builder's build, as a new process does (its ledger index
+    trusted at once: documents from it hold no body, so their postings come from the file)."""
     settings = make_settings(max_data_class=ceiling, index=IndexOptions(folder) if folder else None)
-    build = ContextBuilder(space, settings, cache=False).build()
-    return [search(build, query).model_dump_json() for query in QUERIES]
+    build = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0)).build()
+    return [search(build, query).model_dump_json() for query in queries]
 
 
 def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -63,7 +67,9 @@ def test_a_warm_search_reads_again_only_its_hits(tmp_path: Path, monkeypatch: py
     assert _results(space, folder) == expected  # the first: every document read, then kept
     assert len(reads) > 9 and postings_path(IndexOptions(folder), space).is_file()
     reads.clear()
-    build = ContextBuilder(space, make_settings(index=IndexOptions(folder)), cache=False).build()
+    build = ContextBuilder(
+        space, make_settings(index=IndexOptions(folder)), cache=DocumentCache(racy_ns=0)
+    ).build()
     found = search(build, "router")
     assert [hit.path for hit in found.hits] == [".ledger/findings/router.md"]
     assert reads == [".ledger/findings/router.md"]  # the hit, shown from its fresh bytes
@@ -79,7 +85,9 @@ def test_an_edited_document_is_read_again_and_the_rest_taken_from_the_postings(
     age(edited)
     expected = _results(space, None)
     reads = _reads(monkeypatch)
-    build = ContextBuilder(space, make_settings(index=IndexOptions(folder)), cache=False).build()
+    build = ContextBuilder(
+        space, make_settings(index=IndexOptions(folder)), cache=DocumentCache(racy_ns=0)
+    ).build()
     found = search(build, "pin")
     assert [hit.path for hit in found.hits] == [".ledger/decisions/pin.md"]
     # the one document whose bytes the postings lack, then the hit shown
@@ -99,8 +107,8 @@ def _reseal(folder: Path, space: Path, edit) -> None:  # type: ignore[no-untyped
 
 
 def _forge_counts(body: dict) -> None:
-    sha256, title, terms, counted, lengths = body["postings"][0]
-    body["postings"][0] = (sha256, title, terms, tuple((1, "x", 2) for _ in counted), lengths)
+    sha256, title, kind, terms, counted, lengths = body["postings"][0]
+    body["postings"][0] = (sha256, title, kind, terms, tuple((1, "x", 2) for _ in counted), lengths)
 
 
 def _forge_version(body: dict) -> None:
@@ -143,7 +151,7 @@ def test_the_postings_hold_nothing_of_a_withheld_document(tmp_path: Path) -> Non
     stored, fault = load_postings(IndexOptions(folder), space, postings_version(None))
     secret = hashlib.sha256((space / ".ledger/decisions/pin.md").read_bytes()).hexdigest()
     assert fault is None and len(stored) == 8
-    assert all(sha256 != secret for sha256, _ in stored)
+    assert all(sha256 != secret for sha256, _, _ in stored)
     assert all("pin" not in terms for terms, _, _ in stored.values())
 
 
@@ -152,3 +160,40 @@ def test_clearing_the_index_clears_the_postings(tmp_path: Path) -> None:
     _results(space, folder)
     assert clear_index(IndexOptions(folder), space) == 2
     assert not postings_path(IndexOptions(folder), space).exists()
+
+
+def test_agents_md_and_a_copy_of_its_bytes_keep_postings_of_their_own(tmp_path: Path) -> None:
+    """Found by a tester: ``agents.md``'s frontmatter is not searched, a finding's is; with
+    the same bytes and title both shared one entry, and a warm search found ``agents.md``
+    by a word only its frontmatter holds (2 matching instead of 1)."""
+    text = "---\nowner: zebrafish\ndata_class: public\n---\n\n# Team guide\n\nRoute tickets.\n"
+    space = write_ledger(tmp_path / "space", {"agents.md": text, "findings/guide.md": text})
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    folder = tmp_path / "cache"
+    queries = ("zebrafish", "team guide")
+    expected = _results(space, None, queries=queries)
+    assert _results(space, folder, queries=queries) == expected
+    assert _results(space, folder, queries=queries) == expected  # warm
+    build = ContextBuilder(space, make_settings(), cache=False).build()
+    assert search(build, "zebrafish").matching == 1  # the finding's frontmatter only
+
+
+def test_a_search_under_a_ceiling_keeps_what_a_looser_one_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by a tester: a search under a stricter ceiling that read one edited document
+    wrote the file with only its own scope, so the next search without a ceiling read every
+    withheld document again (and each undid the other's file)."""
+    space, folder = _space(tmp_path), tmp_path / "cache"
+    _results(space, folder)  # no ceiling: every document kept
+    edited = space / ".ledger/findings/router.md"
+    edited.write_text("---\nstatus: current\ntitle: Router\n---\nrouter words now\n", encoding="utf-8")
+    age(edited)
+    _results(space, folder, "internal")  # reads the edited one again, writes the file
+    reads = _reads(monkeypatch)
+    build = ContextBuilder(
+        space, make_settings(index=IndexOptions(folder)), cache=DocumentCache(racy_ns=0)
+    ).build()
+    found = search(build, "pin")
+    assert reads == [hit.path for hit in found.hits] == [".ledger/decisions/pin.md"]

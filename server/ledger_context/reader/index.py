@@ -385,15 +385,17 @@ def load_index(options: IndexOptions, space: Path, version: dict[str, Any]) -> L
     return decode_index(data, key, version, space)
 
 
-def read_private(options: IndexOptions, path: Path) -> tuple[bytes | None, bytes | None, str | None]:
+def read_private(
+    options: IndexOptions, path: Path, name: str = "index file"
+) -> tuple[bytes | None, bytes | None, str | None]:
     """The bytes of the private file ``path`` in the cache folder and the user's key, or
-    why they cannot be had (``missing``, or a clause: "the index file is …")."""
+    why they cannot be had (``missing``, or a clause: "the index file is …", with ``name``)."""
     fault = _private_folder(options.directory, create=False)
     if fault is not None:
         return None, None, "missing" if fault == "the cache folder does not exist" else fault
     data, fault = _open_private(path, MAX_INDEX_BYTES)
     if data is None:
-        return None, None, "missing" if fault == "missing" else f"the index file is {fault}"
+        return None, None, "missing" if fault == "missing" else f"the {name} is {fault}"
     key, fault = user_key(options.directory, create=False)
     return data, key, fault
 

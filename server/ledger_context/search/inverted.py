@@ -40,9 +40,11 @@ CACHED_POSTINGS = 8_000_000
 """Ranked holders kept across searches (16 bytes each): about 128 MB at most."""
 
 Counts = tuple[int, int, int]
-Stored = dict[tuple[str, str], tuple[tuple[str, ...], tuple[Counts, ...], Counts]]
+Key = tuple[str, str, str]
+"""What a document's postings depend on (:func:`postings_key`)."""
+Stored = dict[Key, tuple[tuple[str, ...], tuple[Counts, ...], Counts]]
 """Postings kept between processes (:mod:`~ledger_context.search.stored`): by a
-document's (SHA-256, title), its terms, their counts in the same order, and its field
+document's :func:`postings_key`, its terms, their counts in the same order, and its field
 lengths (two tuples: a dict per document would double a first search's peak memory)."""
 
 
@@ -87,7 +89,7 @@ class _Entry:
     """What the index keeps of one document: which terms to unlink on removal, and the
     field lengths (the counts themselves live in the inverted lists)."""
 
-    key: tuple[str, str]
+    key: Key
     terms: tuple[str, ...]
     lengths: Counts
 
@@ -126,7 +128,7 @@ class SearchIndex:
     ) -> int:
         """Make the index hold exactly ``documents``; ``token`` names that set, so the
         same set twice costs nothing. A document to add that holds no body (taken from
-        the ledger index) takes its postings from ``stored`` under its (SHA-256, title),
+        the ledger index) takes its postings from ``stored`` under its :func:`postings_key`,
         else is indexed as ``reread`` gives it: parsed again from its bytes. Returns how
         many documents were indexed from their text (not from ``stored``)."""
         if token is self._synced and token is not None:
@@ -147,12 +149,13 @@ class SearchIndex:
         self, documents: tuple[Document, ...], reread: Callable[[Document], Document] | None, stored: Stored
     ) -> int:
         wanted = {document.path: document for document in documents}
-        for path in [p for p, e in self._entries.items() if p not in wanted or _key(wanted[p]) != e.key]:
+        stale = [p for p, e in self._entries.items() if p not in wanted or postings_key(wanted[p]) != e.key]
+        for path in stale:
             self._remove(path)
         indexed = 0
         for path, document in wanted.items():
             if path not in self._entries:
-                key = _key(document)
+                key = postings_key(document)
                 if document.body is None and (kept := stored.get(key)) is not None:
                     self._add(path, key, *kept)
                 else:
@@ -166,7 +169,7 @@ class SearchIndex:
         return indexed
 
     def stored(self) -> Stored:
-        """Every document's postings, by (SHA-256, title): what a later process may keep."""
+        """Every document's postings, by :func:`postings_key`: what a later process may keep."""
         inverted = self._inverted
         return {
             entry.key: (entry.terms, tuple([inverted[term][path] for term in entry.terms]), entry.lengths)
@@ -176,7 +179,7 @@ class SearchIndex:
     def _add(
         self,
         path: str,
-        key: tuple[str, str],
+        key: Key,
         terms: tuple[str, ...],
         counted: tuple[Counts, ...],
         lengths: Counts,
@@ -394,7 +397,8 @@ def _impact(idf: float, counts: Counts, norm: tuple[float, float, float]) -> flo
     return idf * tf / (K1 + tf)
 
 
-def _key(document: Document) -> tuple[str, str]:
-    """What a document's postings depend on: its bytes (SHA-256) and its title (which can
-    come from the file name)."""
-    return document.sha256, document.title
+def postings_key(document: Document) -> Key:
+    """What a document's postings depend on: its bytes (SHA-256), its title (which can come
+    from the file name) and its kind (``agents.md``'s frontmatter is not searched: a copy of
+    its bytes elsewhere has postings of its own)."""
+    return document.sha256, document.title, document.kind

@@ -20,7 +20,7 @@ from ..model.errors import InvalidArgumentError
 from ..model.fields import bidi_escaped, clean_text
 from ..pack.build import ContextBuild
 from ..pack.served import served_document
-from .inverted import FIELDS, SCALE, SearchIndex
+from .inverted import FIELDS, SCALE, SearchIndex, postings_key
 from .terms import MAX_TERM_CHARS, first_term_at, has_long_word, has_unspaced, terms
 
 DEFAULT_LIMIT = 10
@@ -204,8 +204,9 @@ def search(
 def _sync(index: SearchIndex, build: ContextBuild, scope: tuple[Document, ...]) -> None:
     """Bring ``index`` up to date with ``scope``. An empty one (a new process's first
     search) takes what it can from the postings kept beside the ledger index, and keeps
-    them anew when it had to read a document again; later syncs read the few changed
-    documents again and keep them in memory only."""
+    them anew when it had to read a document again, with those of documents another
+    ceiling let through; later syncs read the few changed documents again and keep them
+    in memory only."""
     options = build.settings.index
     if options is None or index.documents:
         index.sync(scope, scope, lambda document: served_document(build, document.path))
@@ -215,7 +216,11 @@ def _sync(index: SearchIndex, build: ContextBuild, scope: tuple[Document, ...]) 
     space, version = build.ledger.space, postings_version(build.settings.yaml)
     stored, _ = load_postings(options, space, version)
     if index.sync(scope, scope, lambda document: served_document(build, document.path), stored):
-        save_postings(options, space, version, index.stored())
+        # What a search under another ceiling kept stays while its document is in the ledger
+        # (the file is as private as the index, which holds every document's parse).
+        live = {postings_key(document) for document in build.ledger.documents}
+        kept = {key: postings for key, postings in stored.items() if key in live}
+        save_postings(options, space, version, kept | index.stored())
 
 
 def _in_pack(build: ContextBuild) -> frozenset[str]:

@@ -4,8 +4,8 @@ One file per ledger beside its index (``<SHA-256 of the real path>.postings``), 
 index is (:func:`~ledger_context.reader.index.write_private`: the user's private folder, an
 HMAC-SHA256 under the user's key, written whole and renamed). A document's postings derive
 from its bytes and its title alone (:func:`~ledger_context.search.inverted.postings_of`),
-so they are kept under (SHA-256, title): an entry is right for any file holding those bytes
-under that title, whatever its path or age, and needs no racy rule. They decide only which
+so they are kept under (SHA-256, title, kind): an entry is right for any file holding those
+bytes under that title in that kind, whatever its path or age, and needs no racy rule. They decide only which
 documents match and their scores; every hit is read, hashed and classified afresh before
 anything of it is shown (spec §10), so a missing, stale or corrupt file costs time only.
 """
@@ -25,7 +25,7 @@ from ..reader.index import write_private as write_sealed
 from ..reader.paths import fs_path
 from .inverted import Stored
 
-FORMAT = 1
+FORMAT = 2
 """The layout of the postings file; any change to it or to what an entry holds bumps it."""
 
 _DIGEST: list[str] = []
@@ -54,7 +54,7 @@ def _space_text(space: Path) -> str:
 def load_postings(options: IndexOptions, space: Path, version: dict[str, Any]) -> tuple[Stored, str | None]:
     """The postings kept for ``space`` (never raises), or none and why: ``missing``, or a
     clause that names what is wrong."""
-    data, key, fault = read_private(options, postings_path(options, space))
+    data, key, fault = read_private(options, postings_path(options, space), "postings file")
     if data is None or key is None:
         return {}, fault
     body, fault = unseal(data, key)
@@ -66,12 +66,12 @@ def load_postings(options: IndexOptions, space: Path, version: dict[str, Any]) -
             return {}, "the postings were made by another version or for another ledger"
         stored: Stored = {}
         triples: set[Any] = set()  # a few distinct count triples recur throughout: checked once each
-        for sha256, title, terms, counted, lengths in parsed["postings"]:
+        for sha256, title, kind, terms, counted, lengths in parsed["postings"]:
             if type(terms) is not tuple or type(counted) is not tuple or len(terms) != len(counted):
                 raise ValueError("not postings")
             triples.update(counted)
             triples.add(lengths)
-            stored[sha256, title] = (terms, counted, lengths)
+            stored[sha256, title, kind] = (terms, counted, lengths)
         if not all(map(_triple, triples)):
             raise ValueError("not postings")
         return stored, None
@@ -87,6 +87,6 @@ def _triple(value: Any) -> bool:
 
 def save_postings(options: IndexOptions, space: Path, version: dict[str, Any], stored: Stored) -> str | None:
     """Write the postings of ``space`` whole and atomically; ``None``, or why not."""
-    rows = [(sha256, title, *postings) for (sha256, title), postings in stored.items()]
+    rows = [(*key, *postings) for key, postings in stored.items()]
     body = marshal.dumps({"version": version, "space": _space_text(space), "postings": rows})
     return write_sealed(options, postings_path(options, space), lambda key: seal_body(key, body))
