@@ -674,18 +674,29 @@ def test_a_search_that_finds_an_entry_its_file_contradicts_reads_the_file_on_the
     assert search(later.build(), "rubric").model_dump_json() == expected
 
 
-def test_the_search_command_reads_again_what_a_forged_entry_contradicts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _search_without_then_with_the_index(
+    space: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> str:
+    """``ledger-context search rubric`` with ``--no-index`` (its output is returned), then
+    with the index, which that writes under ``tmp_path / "xdg"``."""
     from ledger_context.cli import main
 
-    space = _rubric_space(tmp_path)
     time.sleep(1.1)  # the command's cache trusts no file changed (ctime) within a second
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert main(["search", "rubric", "--space", str(space), "--no-index"]) == 0
     expected = capsys.readouterr().out
     assert main(["search", "rubric", "--space", str(space)]) == 0  # writes the index
     capsys.readouterr()
+    return expected
+
+
+def test_the_search_command_reads_again_what_a_forged_entry_contradicts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ledger_context.cli import main
+
+    space = _rubric_space(tmp_path)
+    expected = _search_without_then_with_the_index(space, tmp_path, monkeypatch, capsys)
 
     (folder,) = (tmp_path / "xdg").glob("*")
     _remac(folder, _declassify_secret)
@@ -716,12 +727,7 @@ def test_an_index_contradicted_once_is_not_trusted_for_the_other_files(
     )
     for path in (space / ".ledger").rglob("*.md"):
         age(path)
-    time.sleep(1.1)  # the command's cache trusts no file changed (ctime) within a second
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert main(["search", "rubric", "--space", str(space), "--no-index"]) == 0
-    expected = capsys.readouterr().out
-    assert main(["search", "rubric", "--space", str(space)]) == 0  # writes the index
-    capsys.readouterr()
+    expected = _search_without_then_with_the_index(space, tmp_path, monkeypatch, capsys)
 
     def declassify_all(body: dict) -> None:
         for entry in body["entries"]:
