@@ -112,20 +112,30 @@ def version_key(yaml: YamlOptions | None) -> dict[str, Any]:
     }
 
 
-_DIGEST: list[str] = []
+_DIGESTS: dict[tuple[str, ...], str] = {}
 
 
 def _reader_digest() -> str:
     """The SHA-256 of the model and reader wings' source: an edited parser (a development
     tree, a patched install) never reads an index made by another."""
-    if not _DIGEST:
+    return source_digest(*_PARSE_SOURCES)
+
+
+def source_digest(*wings: str) -> str:
+    """The SHA-256 of the source of the package's ``wings``, read once per process."""
+    if wings not in _DIGESTS:
         digest = hashlib.sha256()
         package = Path(__file__).resolve().parents[1]
-        for wing in _PARSE_SOURCES:
+        for wing in wings:
             for path in sorted((package / wing).glob("*.py")):
                 digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-        _DIGEST.append(digest.hexdigest())
-    return _DIGEST[0]
+        _DIGESTS[wings] = digest.hexdigest()
+    return _DIGESTS[wings]
+
+
+def space_text(space: Path) -> str:
+    """The real path of ``space`` as text: what an index and the files beside it are for."""
+    return os.fsdecode(os.path.realpath(fs_path(space, "")))
 
 
 def _libyaml() -> bool:
@@ -326,7 +336,7 @@ def encode_index(
     body = marshal.dumps(
         {
             "version": version,
-            "space": os.fsdecode(os.path.realpath(fs_path(space, ""))),
+            "space": space_text(space),
             "written_ns": written_ns,
             "entries": [_entry_row(*entry) for entry in entries],
         }
@@ -362,7 +372,7 @@ def decode_index(data: bytes, key: bytes, version: dict[str, Any], space: Path) 
         parsed = marshal.loads(body)
         if parsed["version"] != version:
             return Loaded({}, fault="the index was made by another version or with other settings")
-        if parsed["space"] != os.fsdecode(os.path.realpath(fs_path(space, ""))):
+        if parsed["space"] != space_text(space):
             return Loaded({}, fault="the index was made for another ledger")
         entries = {}
         for row in parsed["entries"]:

@@ -12,43 +12,38 @@ anything of it is shown (spec §10), so a missing, stale or corrupt file costs t
 
 from __future__ import annotations
 
-import hashlib
 import marshal
-import os
 from pathlib import Path
 from typing import Any
 
 from ..reader.frontmatter import YamlOptions
-from ..reader.index import POSTINGS_SUFFIX, IndexOptions, index_path, read_private, unseal, version_key
-from ..reader.index import seal as seal_body
-from ..reader.index import write_private as write_sealed
-from ..reader.paths import fs_path
+from ..reader.index import (
+    POSTINGS_SUFFIX,
+    IndexOptions,
+    index_path,
+    read_private,
+    seal,
+    source_digest,
+    space_text,
+    unseal,
+    version_key,
+    write_private,
+)
 from .inverted import Stored
 
 FORMAT = 2
 """The layout of the postings file; any change to it or to what an entry holds bumps it."""
 
-_DIGEST: list[str] = []
-
 
 def postings_version(yaml: YamlOptions | None) -> dict[str, Any]:
     """What a postings file is valid for: the index's version key (Python, marshal, the
     reader's code, the YAML loader) and the search wing's own code, which splits the terms."""
-    if not _DIGEST:
-        digest = hashlib.sha256()
-        for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-        _DIGEST.append(digest.hexdigest())
-    return {"postings": FORMAT, "index": version_key(yaml), "search": _DIGEST[0]}
+    return {"postings": FORMAT, "index": version_key(yaml), "search": source_digest("search")}
 
 
 def postings_path(options: IndexOptions, space: Path) -> Path:
     """The postings file of ``space``: its index's name with :data:`POSTINGS_SUFFIX`."""
     return index_path(options, space).with_suffix(POSTINGS_SUFFIX)
-
-
-def _space_text(space: Path) -> str:
-    return os.fsdecode(os.path.realpath(fs_path(space, "")))
 
 
 def load_postings(options: IndexOptions, space: Path, version: dict[str, Any]) -> tuple[Stored, str | None]:
@@ -62,7 +57,7 @@ def load_postings(options: IndexOptions, space: Path, version: dict[str, Any]) -
         return {}, fault
     try:
         parsed = marshal.loads(body)
-        if parsed["version"] != version or parsed["space"] != _space_text(space):
+        if parsed["version"] != version or parsed["space"] != space_text(space):
             return {}, "the postings were made by another version or for another ledger"
         stored: Stored = {}
         triples: set[Any] = set()  # a few distinct count triples recur throughout: checked once each
@@ -88,5 +83,5 @@ def _triple(value: Any) -> bool:
 def save_postings(options: IndexOptions, space: Path, version: dict[str, Any], stored: Stored) -> str | None:
     """Write the postings of ``space`` whole and atomically; ``None``, or why not."""
     rows = [(*key, *postings) for key, postings in stored.items()]
-    body = marshal.dumps({"version": version, "space": _space_text(space), "postings": rows})
-    return write_sealed(options, postings_path(options, space), lambda key: seal_body(key, body))
+    body = marshal.dumps({"version": version, "space": space_text(space), "postings": rows})
+    return write_private(options, postings_path(options, space), lambda key: seal(key, body))
