@@ -633,3 +633,27 @@ def test_every_byte_of_the_output_is_written_when_a_write_takes_only_part(
     monkeypatch.setattr(sys, "stdout", types.SimpleNamespace(buffer=raw))
     _write("é" * 5_000)
     assert bytes(raw.taken) == ("é" * 5_000).encode()
+
+
+class _Full(_Trickle):
+    """A non-blocking raw stream that is full at first: its first write takes nothing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.full = True
+
+    def write(self, data: Any) -> int | None:  # type: ignore[override]
+        if self.full:
+            self.full = False
+            return None
+        return super().write(data)
+
+
+def test_a_full_non_blocking_stdout_is_waited_for_not_spun_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    import select
+
+    raw, waits = _Full(), []
+    monkeypatch.setattr(sys, "stdout", types.SimpleNamespace(buffer=raw))
+    monkeypatch.setattr(select, "select", lambda r, w, x: waits.append(w) or ([], w, []))
+    _write("x" * 2_500)
+    assert bytes(raw.taken) == b"x" * 2_500 and waits == [[raw]]

@@ -549,7 +549,12 @@ def _write(text: str) -> None:
     # Unbuffered (PYTHONUNBUFFERED, -u), stdout is a raw stream whose write may take only
     # part (a pipe whose reader left, a signal): the rest is written, or its error raised.
     while data:
-        data = data[out.write(data) or 0 :]
+        written = out.write(data)
+        if written is None:  # a non-blocking stdout that is full: wait until it takes more
+            import select
+
+            select.select([], [out], [])
+        data = data[written or 0 :]
     out.flush()
 
 

@@ -197,3 +197,15 @@ def test_a_search_under_a_ceiling_keeps_what_a_looser_one_kept(
     ).build()
     found = search(build, "pin")
     assert reads == [hit.path for hit in found.hits] == [".ledger/decisions/pin.md"]
+
+
+def test_postings_a_looser_search_kept_change_no_count_or_score_under_a_ceiling(tmp_path: Path) -> None:
+    """Spec §10: a withheld document is never counted. Its postings, kept by a search
+    without a ceiling, are in the file; a search under a ceiling is still the one without
+    an index (searched, matching, scores), and so is the next one without a ceiling."""
+    space, folder = _space(tmp_path), tmp_path / "cache"
+    _results(space, folder)  # keeps the confidential decision's postings
+    stored, _ = load_postings(IndexOptions(folder), space, postings_version(None))
+    assert any("pin" in terms for terms, _, _ in stored.values())
+    assert _results(space, folder, "internal") == _results(space, None, "internal")
+    assert _results(space, folder) == _results(space, None)
