@@ -8,11 +8,13 @@ import marshal
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 from conftest import doc, write_ledger
 from ledger_context.model.document import FileResult
+from ledger_context.reader.identity import FileIdentity
 from ledger_context.reader.index import (
     KEY_BYTES,
     MAGIC,
@@ -250,10 +252,21 @@ def test_trusted_needs_the_identity_and_old_enough_times(tmp_path: Path) -> None
     path, identity, result = entries[1]
     later = max(identity[3], identity[4]) + 2_000_000_000
     loaded = decode_index(encode_index(b"k" * 32, VERSION, space, later, entries), b"k" * 32, VERSION, space)
-    assert trusted(loaded, path, identity, 1_000_000_000) == _as_indexed(path, result)
-    assert trusted(loaded, path, (*identity[:4], identity[4] + 1), 1_000_000_000) is None  # ctime moved
-    assert trusted(loaded, path, identity, 3_000_000_000) is None  # changed too close to the write
-    assert trusted(loaded, "nowhere.md", identity, 0) is None
+    assert trusted(loaded, [_Seen(path, identity)], 1_000_000_000) == {
+        path: (identity, _as_indexed(path, result))
+    }
+    assert (
+        trusted(loaded, [_Seen(path, (*identity[:4], identity[4] + 1))], 1_000_000_000) == {}
+    )  # ctime moved
+    assert trusted(loaded, [_Seen(path, (*identity[:3], identity[3] + 1, identity[4]))], 1_000_000_000) == {}
+    assert trusted(loaded, [_Seen(path, identity)], 2_000_000_001) == {}  # changed too close to the write
+    assert trusted(loaded, [_Seen(path, identity)], 2_000_000_000) != {}  # exactly the racy time before it
+    assert trusted(loaded, [_Seen("nowhere.md", identity)], 0) == {}
+
+
+class _Seen(NamedTuple):
+    path: str
+    identity: FileIdentity
 
 
 def test_clear_removes_one_or_every_index(tmp_path: Path) -> None:

@@ -35,9 +35,9 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..model.classify import RANK
 from ..model.document import Document, FileResult
@@ -46,7 +46,7 @@ from ..model.kinds import KIND
 from ..model.problems import SEVERITIES, Problem
 from ..model.values import Record
 from .frontmatter import YamlOptions, resolved
-from .identity import FileIdentity, is_racy
+from .identity import FileIdentity
 from .paths import fs_path
 
 FORMAT = 4
@@ -297,29 +297,36 @@ _CLASSES = {None, *RANK}
 _new = tuple.__new__
 
 
-def _entry(row: tuple[Any, ...]) -> tuple[str, FileIdentity, FileResult]:
-    """One entry back from its row. Fields are not type-checked one by one: the body's MAC
-    says this process's own code wrote it, under the same version key; a row of the wrong
-    shape still fails (``TypeError``, ``ValueError``) and the index is then not used."""
-    path, identity, size, problems, fields = row
-    if not isinstance(path, str) or not isinstance(size, int) or len(identity) != 5:
-        raise ValueError("not an entry")
-    document = None
-    if fields is not None:
-        # The values the build looks up in tables: an entry holding one the reader never
-        # makes (only a holder of the key could sign it) is refused here, not met later.
-        if len(fields) != _DOCUMENT_FIELDS or fields[0] not in KIND or fields[7] not in _CLASSES:
-            raise ValueError("not a document")
-        updated = fields[4]
-        # Document's fields in their order (_document_row), the path put back
-        document = _new(
-            Document,
-            (fields[0], path, *fields[1:4], None if updated is None else Timestamp(updated), *fields[5:]),
-        )
-    kept = tuple([Problem._make(p) for p in problems]) if problems else ()
+def _entries(rows: list[tuple[Any, ...]]) -> dict[str, tuple[FileIdentity, FileResult]]:
+    """The entries back from their rows, by path. Fields are not type-checked one by one:
+    the body's MAC says this process's own code wrote it, under the same version key; a
+    row of the wrong shape still fails (``TypeError``, ``ValueError``) and the index is
+    then not used. One loop, no call per row: a warm start decodes one row per file."""
+    entries: dict[str, tuple[FileIdentity, FileResult]] = {}
+    kinds, classes, timestamp, document_type, result_type = KIND, _CLASSES, Timestamp, Document, FileResult
+    for path, identity, size, problems, fields in rows:
+        if type(path) is not str or type(size) is not int or len(identity) != 5:
+            raise ValueError("not an entry")
+        document = None
+        if fields is not None:
+            # The values the build looks up in tables: an entry holding one the reader
+            # never makes (only a holder of the key could sign it) is refused here.
+            if len(fields) != _DOCUMENT_FIELDS or fields[0] not in kinds or fields[7] not in classes:
+                raise ValueError("not a document")
+            kind, size_read, frontmatter, status, updated = fields[:5]
+            moment = None if updated is None else timestamp(updated)
+            # Document's fields in their order (_document_row), the path put back
+            document = _new(document_type, (kind, path, size_read, frontmatter, status, moment, *fields[5:]))
+        kept = _problems(problems) if problems else ()
+        entries[path] = (identity, _new(result_type, (document, kept, size, True)))
+    return entries
+
+
+def _problems(rows: tuple[Any, ...]) -> tuple[Problem, ...]:
+    kept = tuple([Problem._make(p) for p in rows])
     if any(p.severity not in SEVERITIES or not isinstance(p.path, str) for p in kept):
         raise ValueError("not a problem")
-    return path, identity, _new(FileResult, (document, kept, size, True))
+    return kept
 
 
 # -- the file -------------------------------------------------------------------------
@@ -374,10 +381,7 @@ def decode_index(data: bytes, key: bytes, version: dict[str, Any], space: Path) 
             return Loaded({}, fault="the index was made by another version or with other settings")
         if parsed["space"] != space_text(space):
             return Loaded({}, fault="the index was made for another ledger")
-        entries = {}
-        for row in parsed["entries"]:
-            path, identity, result = _entry(row)
-            entries[path] = (identity, result)
+        entries = _entries(parsed["entries"])
         written_ns = parsed["written_ns"]
         if not isinstance(written_ns, int):
             raise ValueError("not a moment")
@@ -449,13 +453,32 @@ def save_index(
     )
 
 
-def trusted(loaded: Loaded, path: str, identity: FileIdentity, racy_ns: int) -> FileResult | None:
-    """The entry of ``path`` if the walk saw the same ``identity`` and the file had not
-    changed within ``racy_ns`` of the moment the index was written."""
-    entry = loaded.entries.get(path)
-    if entry is None or entry[0] != identity or is_racy(identity, loaded.written_ns, racy_ns):
-        return None
-    return entry[1]
+class Seen(Protocol):
+    """A file as the walk saw it (:class:`~ledger_context.reader.walk.SourceFile`)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def identity(self) -> FileIdentity: ...
+
+
+def trusted(
+    loaded: Loaded, files: Iterable[Seen], racy_ns: int
+) -> dict[str, tuple[FileIdentity, FileResult]]:
+    """The entries of ``files``, by path, that the walk saw with the same identity and
+    whose file had not changed within ``racy_ns`` of the moment the index was written
+    (:func:`~ledger_context.reader.identity.is_racy`, inlined: once per file of a warm start)."""
+    safe_before = loaded.written_ns - racy_ns
+    found = loaded.entries.get
+    taken: dict[str, tuple[FileIdentity, FileResult]] = {}
+    for seen in files:
+        entry = found(seen.path)
+        identity = seen.identity
+        if entry is None or entry[0] != identity:
+            continue
+        if identity[3] <= safe_before and identity[4] <= safe_before:  # mtime, ctime
+            taken[seen.path] = entry
+    return taken
 
 
 def clear_index(options: IndexOptions, space: Path | None) -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..model.document import Document, FileResult, lacks_frontmatter
 from .cache import DocumentCache
 from .frontmatter import YamlOptions
-from .identity import RACY_NS, FileIdentity
+from .identity import RACY_NS
 from .index import IndexOptions, Loaded, load_index, save_index, trusted, version_key
 from .ledger import read_file_safely, root_real_path
 from .walk import SourceFile, Walk
@@ -107,16 +107,12 @@ class IndexUse:
         entries = loaded.entries
         if not entries:
             return 0
-        racy_ns = self.racy_ns
-        taken: dict[str, tuple[FileIdentity, FileResult]] = {}
-        for source in walk.files:
-            result = trusted(loaded, source.path, source.identity, racy_ns)
-            if result is None:
-                continue
-            blob = result.document.git_blob if result.document is not None else None
-            if blob is not None and blob_length is not None and len(blob) != blob_length:
-                continue
-            taken[source.path] = (source.identity, result)
+        taken = trusted(loaded, walk.files, self.racy_ns)
+        if blob_length is not None:  # a git blob id of another object format is not used
+            for path, (_, result) in list(taken.items()):
+                blob = result.document.git_blob if result.document is not None else None
+                if blob is not None and len(blob) != blob_length:
+                    del taken[path]
         cache.put_trusted(taken)  # each already checked by the racy rule, as of the index's writing
         self.taken += len(taken)
         self._primed = {path: entry[1] for path, entry in taken.items()}
