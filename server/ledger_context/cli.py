@@ -798,8 +798,31 @@ def _serve_http(args: argparse.Namespace, settings: Settings, explicit: Path) ->
         if args.no_audit
         else AuditLog(log_path(args.audit, os.environ), args.audit_keep_days or DEFAULT_KEEP_DAYS)
     )
-    serve_http(explicit, settings, log, options, auth, log_level=args.log_level)
+    import signal
+
+    # uvicorn answers what is in flight, then raises SIGTERM again for the handler it found:
+    # this one, which ends through the exception so the audit log and the logs close first,
+    # and then by the signal itself (its status, as a service manager expects).
+    signal.signal(signal.SIGTERM, _raise_signalled)
+    try:
+        serve_http(explicit, settings, log, options, auth, log_level=args.log_level)
+    except _Signalled as stop:
+        signal.signal(stop.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), stop.signum)
+        os._exit(128 + stop.signum)  # where the default action does not end the process
     os._exit(0)
+
+
+class _Signalled(BaseException):
+    """A signal that ends ``serve --http`` with its own status."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_signalled(signum: int, frame: object) -> None:
+    raise _Signalled(signum)
 
 
 def _since(value: str) -> str:
