@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import FIXTURES, TIMEOUT, RawServer, doc, modern_request, write_ledger
 from ledger_context import build_context
 
@@ -339,6 +341,50 @@ def test_sigterm_ends_serve_within_a_second_without_a_traceback() -> None:
     import signal
 
     _signal_ends_serving(signal.SIGTERM)
+
+
+@pytest.mark.slow
+def test_a_signal_while_a_large_answer_is_read_slowly_cuts_no_answer(tmp_path: Path) -> None:
+    # Every broken document is a problem in the full breakdown: about 1.6 MB of answer, which
+    # a client reading 32 KB every 0.1 s takes some 5 s to read, well past the signal's second.
+    import signal
+    import time
+
+    files = {f"findings/broken-finding-number-{i:05}.md": "---\nstatus: [\n---\nx\n" for i in range(3000)}
+    space = write_ledger(tmp_path / "space", files)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ledger_context", "serve", "--space", str(space), "--no-audit"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    explain = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    explain["params"] = {"name": "explain_budget", "arguments": {"detail": "full"}}
+    process.stdin.write(_initialize_lines() + (json.dumps(explain) + "\n").encode())
+    process.stdin.flush()
+    first = process.stdout.readline()
+    started = process.stdout.read(1)  # the large answer is being written, and waits for us
+    process.stdin.write(_call_line(2) + _call_line(3))
+    process.stdin.flush()
+    time.sleep(0.3)
+    process.send_signal(signal.SIGTERM)
+    rest = bytearray()
+    while chunk := process.stdout.read1(32 << 10):
+        rest += chunk
+        time.sleep(0.1)
+    code = process.wait(timeout=TIMEOUT)
+    for stream in (process.stdin, process.stdout):
+        with contextlib.suppress(BrokenPipeError):
+            stream.close()
+    assert code == 0
+    lines = [first, *(started + rest).split(b"\n")[:-1]]
+    assert (started + rest).endswith(b"\n"), "the last answer was cut"
+    answers = {json.loads(line)["id"]: json.loads(line) for line in lines}  # every line whole JSON
+    assert sorted(answers) == [0, 1, 2, 3] and len(lines) == 4
+    assert len(answers[1]["result"]["content"][0]["text"]) > 500_000
+    for late in (answers[2], answers[3]):  # read after the answer began: own answer or the signal's
+        assert "result" in late or "SIGTERM" in late["error"]["message"], late
 
 
 def test_a_client_that_never_reads_stderr_completes_10000_calls_with_200_kb_names() -> None:

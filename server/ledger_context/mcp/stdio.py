@@ -15,6 +15,9 @@ Replaces the SDK's ``stdio_server()``. Our own threads read stdin and write stdo
   an error at once), requests running get :data:`SIGNAL_GRACE_SECONDS` to finish, and each
   still running then is answered with an error naming the signal; a build still running in
   a worker thread cannot hold the exit (:func:`on_hard_exit`, :data:`EXIT_SECONDS`);
+- whenever serving stops, answers already computed go on being written while the client
+  reads them (:meth:`_Output.drain`): an answer is never cut because a client reads slowly,
+  only when it reads nothing for :data:`STALL_SECONDS` (then no one is there to read it);
 - an error with code 0 (the SDK's catch-all) goes out as -32603, internal error;
 - backpressure: while :data:`MAX_IN_FLIGHT` requests wait for their answers to be handed
   to stdout, or :data:`OUTPUT_BYTES` of answers wait to be written (a client that sends
@@ -55,7 +58,14 @@ logger = logging.getLogger("ledger_context")
 EOF_GRACE_SECONDS: Final = 10.0
 """How long requests read before EOF on stdin may still run to get their answers."""
 FLUSH_SECONDS: Final = 0.8
-"""How long answers already computed may take to reach stdout when serving stops."""
+"""How long answers already computed may take to reach stdout when serving stops, at least;
+after that the writing goes on while the client reads (:data:`STALL_SECONDS`)."""
+STALL_SECONDS: Final = 2.0
+"""When serving stops, how long the client may read nothing before unwritten answers are
+given up: a client that reads slowly still gets every answer whole."""
+WRITE_CAP_SECONDS: Final = 60.0
+"""When serving stops, the longest the answers may take to reach stdout, however the client
+reads (one that takes a byte a second cannot hold the process)."""
 SIGNAL_GRACE_SECONDS: Final = 0.5
 """How long requests running when a signal comes may still take to get their own answers."""
 EXIT_SECONDS: Final = 1.0
@@ -68,6 +78,8 @@ OUTPUT_BYTES: Final = 4 << 20
 MAX_IN_FLIGHT: Final = 64
 """Requests read and not yet handed to stdout, past which no more input is read."""
 _READ_CHUNK: Final = 1 << 16
+_WRITE_CHUNK: Final = 1 << 14
+"""Bytes per write: each returns once the client has taken them, which marks progress."""
 _INTERNAL_ERROR: Final = -32603
 
 
@@ -89,7 +101,7 @@ def _exit_soon(output: _Output) -> None:
 
     def run() -> None:
         time.sleep(EXIT_SECONDS)
-        output.drain(0.2)
+        output.drain(0.2)  # and on while the client reads
         for hook in _HARD_EXIT_HOOKS:
             with contextlib.suppress(Exception):
                 hook()
@@ -117,6 +129,8 @@ class _Output:
         self.queued_bytes = 0
         """Bytes handed over and not yet written."""
         self.room = room or threading.Condition()
+        self.progress_at = time.monotonic()
+        """When the writer last took an answer or wrote some of one (the client reads)."""
         self._written = anyio.Event()
         self._queue: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._run, name="stdout", daemon=True).start()
@@ -141,11 +155,13 @@ class _Output:
     def _run(self) -> None:
         while True:
             data = self._queue.get()
+            self.progress_at = time.monotonic()
             try:
                 if not self.broken:
                     view = memoryview(data)
                     while view:
-                        view = view[os.write(self.fd, view) :]
+                        view = view[os.write(self.fd, view[:_WRITE_CHUNK]) :]
+                        self.progress_at = time.monotonic()
             except OSError:  # EPIPE, or stdout closed: the client is gone
                 self.broken = True
                 self._notify(self.on_broken)
@@ -153,15 +169,19 @@ class _Output:
                 self._queue.task_done()
                 self._notify(functools.partial(self._wrote, len(data)))
 
-    def drain(self, timeout: float) -> None:
-        """Wait up to ``timeout`` seconds (a thread call) for everything queued to be written."""
-        deadline = time.monotonic() + timeout
+    def drain(self, grace: float) -> None:
+        """Wait (a thread call) for everything queued to be written: ``grace`` seconds at
+        least, then as long as the client reads (the writer made progress within
+        :data:`STALL_SECONDS`), for :data:`WRITE_CAP_SECONDS` at most."""
+        started = time.monotonic()
         with self._queue.all_tasks_done:
             while self._queue.unfinished_tasks and not self.broken:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                now = time.monotonic()
+                if now - started >= WRITE_CAP_SECONDS or (
+                    now - started >= grace and now - self.progress_at >= STALL_SECONDS
+                ):
                     return
-                self._queue.all_tasks_done.wait(remaining)
+                self._queue.all_tasks_done.wait(0.1)
 
 
 def _bounded_error(error: types.ErrorData) -> types.ErrorData:
