@@ -3,6 +3,7 @@ this issuer, unexpired, with known class scopes; the identity carries the ceilin
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -122,3 +123,52 @@ async def test_the_identity_carries_the_ceiling_capped_by_the_server(issuer: Iss
     )
     assert identity_of(SimpleNamespace(scope={}), "confidential") is None
     assert identity_of(None, None) is None
+
+
+def _signed(issuer: Issuer, algorithm: str) -> str:
+    import time
+
+    claims = {"iss": Issuer.URL, "aud": RESOURCE, "sub": "alice", "exp": int(time.time()) + 300}
+    return jwt.encode(claims, issuer.key, algorithm=algorithm, headers={"kid": issuer.kid})
+
+
+@pytest.mark.parametrize("algorithm", ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512"])
+async def test_an_rsa_key_without_alg_verifies_every_rs_and_ps_token(issuer: Issuer, algorithm: str) -> None:
+    # RFC 7517 makes a JWK's "alg" optional; many issuers leave it out of their RSA keys.
+    del issuer.jwks["keys"][0]["alg"]
+    issuer.jwks_path.write_text(json.dumps(issuer.jwks), encoding="utf-8")
+    assert await verifier(issuer).verify_token(_signed(issuer, algorithm)) is not None
+
+
+async def test_an_rsa_key_that_names_its_alg_verifies_that_alg_alone(issuer: Issuer) -> None:
+    assert await verifier(issuer).verify_token(_signed(issuer, "RS256")) is not None
+    for algorithm in ("PS256", "RS512"):
+        assert await verifier(issuer).verify_token(_signed(issuer, algorithm)) is None
+
+
+async def test_a_jwks_url_serves_its_rsa_keys_without_alg_to_ps_tokens_too(issuer: Issuer) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    del issuer.jwks["keys"][0]["alg"]
+    body = json.dumps(issuer.jwks).encode()
+
+    class Jwks(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Jwks) as http:
+        threading.Thread(target=http.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{http.server_address[1]}/jwks.json"
+        check = JwtVerifier(AuthOptions(Issuer.URL, url, RESOURCE), None)
+        try:
+            for algorithm in ("PS256", "RS512", "RS256"):
+                assert await check.verify_token(_signed(issuer, algorithm)) is not None, algorithm
+        finally:
+            http.shutdown()

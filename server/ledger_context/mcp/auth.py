@@ -34,6 +34,32 @@ from .caller import Identity
 logger = logging.getLogger("ledger_context")
 
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+_RSA_ALGORITHMS = frozenset(a for a in ALGORITHMS if a[:2] in ("RS", "PS"))
+
+
+def _jwks_by_kid(data: object) -> dict[object, dict[str, Any]]:
+    """The JWKS's keys as published, by ``kid`` (the first of a repeated one, as PyJWT picks)."""
+    keys = data.get("keys") if isinstance(data, dict) else None
+    found: dict[object, dict[str, Any]] = {}
+    for jwk in keys if isinstance(keys, list) else ():
+        if isinstance(jwk, dict):
+            found.setdefault(jwk.get("kid"), jwk)
+    return found
+
+
+def _for_token(key: jwt.PyJWK, published: dict[str, Any] | None, token: str) -> jwt.PyJWK:
+    """``key`` bound to the algorithm the token names, where the key leaves it open: an RSA
+    JWK without ``alg`` (RFC 7517 makes it optional) serves every RS and PS algorithm,
+    where PyJWT would assume RS256. A key that names its ``alg`` keeps it; an EC or OKP
+    key has one algorithm by its curve."""
+    if published is None or "alg" in published or published.get("kty") != "RSA":
+        return key
+    named = jwt.get_unverified_header(token).get("alg")
+    if named not in _RSA_ALGORITHMS or named == key.algorithm_name:
+        return key
+    return jwt.PyJWK(published, algorithm=named)
+
+
 """Signatures accepted: asymmetric only, so a JWKS's public key can never be used as an
 HMAC secret, and ``none`` is never among them."""
 
@@ -86,18 +112,20 @@ class _FileKeys:
 
     def __init__(self, path: Path) -> None:
         try:
-            self._keys = jwt.PyJWKSet.from_dict(json.loads(path.read_text(encoding="utf-8")))
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self._keys = jwt.PyJWKSet.from_dict(data)
         except (OSError, ValueError, jwt.PyJWTError) as exc:
             raise InvalidArgumentError(f"--auth-jwks: cannot read the JWKS in {path}: {exc}") from None
+        self._published = _jwks_by_kid(data)
 
     def key_for(self, token: str) -> jwt.PyJWK:
         kid = jwt.get_unverified_header(token).get("kid")
         keys = self._keys.keys
         if kid is None and len(keys) == 1:
-            return keys[0]
+            return _for_token(keys[0], self._published.get(keys[0].key_id), token)
         for key in keys:
             if key.key_id == kid:
-                return key
+                return _for_token(key, self._published.get(kid), token)
         raise jwt.InvalidKeyError(f"no key {str(kid)[:40]!r} in the JWKS")
 
 
@@ -106,10 +134,22 @@ class _UrlKeys:
     unknown ``kid``, so the issuer can rotate keys)."""
 
     def __init__(self, url: str) -> None:
-        self._client = jwt.PyJWKClient(url, cache_keys=True, lifespan=300, timeout=10)
+        self._client = _Client(url, cache_keys=True, lifespan=300, timeout=10)
 
     def key_for(self, token: str) -> jwt.PyJWK:
-        return self._client.get_signing_key_from_jwt(token)
+        key = self._client.get_signing_key_from_jwt(token)
+        return _for_token(key, self._client.published.get(key.key_id), token)
+
+
+class _Client(jwt.PyJWKClient):
+    """PyJWT's JWKS client, keeping the keys as published (whether each names its ``alg``)."""
+
+    published: dict[object, dict[str, Any]] = {}  # noqa: RUF012  # replaced, never mutated
+
+    def fetch_data(self) -> Any:
+        data = super().fetch_data()
+        self.published = _jwks_by_kid(data)
+        return data
 
 
 class JwtVerifier:
