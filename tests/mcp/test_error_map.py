@@ -81,14 +81,19 @@ def test_error_codes_follow_the_spec_and_code_zero_is_never_used() -> None:
             "unknown document",
         ),
         ("resources/read", {"uri": withheld}, -32602, "withheld document"),
-        ("resources/read", {"uri": "ledger://nothing"}, -32602, "Unknown resource"),
+        (
+            "resources/read",
+            {"uri": "ledger://nothing"},
+            -32602,
+            "unknown resource (the resources are ledger://pack",
+        ),
         ("resources/read", {}, -32602, "resources/read needs params.uri, the URI of a resource"),
         ("tools/call", {"name": "nope"}, -32602, "unknown tool 'nope': the tools are explain_budget,"),
         ("prompts/get", {"name": "start-task"}, -32602, "'task'"),
         ("prompts/get", {"name": "start-task", "arguments": {}}, -32602, "'task'"),
         ("prompts/get", {"name": "nope"}, -32602, "unknown prompt 'nope'"),
-        ("prompts/get", {}, -32602, ""),
-        ("tools/call", {}, -32602, ""),
+        ("prompts/get", {}, -32602, "invalid params of prompts/get: params.name: Field required"),
+        ("tools/call", {}, -32602, "invalid params of tools/call: params.name: Field required"),
         ("no/such/method", {}, -32601, ""),
     ]
     for modern in (False, True):

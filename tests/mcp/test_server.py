@@ -10,7 +10,8 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from conftest import FIXTURES, RawServer, text_of
-from ledger_context.mcp.server import READ_NEEDS_URI, create_server
+from ledger_context.mcp.protocol_errors import READ_NEEDS_URI
+from ledger_context.mcp.server import create_server
 from ledger_context.model.kinds import pack_contents
 from ledger_context.pack.settings import make_settings
 

@@ -31,7 +31,6 @@ from typing import Any
 import anyio
 from mcp.server import CacheHint
 from mcp.server.caching import CacheableMethod
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.models import InitializationOptions
@@ -66,6 +65,7 @@ from .arguments import argument_error
 from .error_map import ERROR_CODES, mcp_error
 from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris
 from .notifications import ChangeNotifier
+from .protocol_errors import explain_protocol_errors
 from .record import REQUEST, Recorder
 from .registry import ToolRegistry
 from .resources import DOCUMENT_TEMPLATE, PACK_URI, register_prompt, register_resources
@@ -258,24 +258,6 @@ def _serve_changes(server: LedgerServer, notifier: ChangeNotifier) -> None:
     lowlevel.get_capabilities = capabilities  # type: ignore[method-assign]
 
 
-READ_NEEDS_URI = (
-    "resources/read needs params.uri, the URI of a resource: ledger://pack, or "
-    "ledger://document/<path> with a path from a pack title line, e.g. "
-    "ledger://document/.ledger/decisions/0007-use-jwt.md (resources/list names them)"
-)
-
-
-async def read_needs_uri(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-    """Middleware: a resources/read without a string ``uri`` is -32602 with
-    :data:`READ_NEEDS_URI` (the SDK's own check answers "Invalid request parameters" and
-    empty data)."""
-    if ctx.method == "resources/read" and ctx.request_id is not None:
-        uri = ctx.params.get("uri") if isinstance(ctx.params, dict) else None
-        if not isinstance(uri, str) or not uri:
-            raise MCPError(code=INVALID_PARAMS, message=READ_NEEDS_URI)
-    return await call_next(ctx)
-
-
 def create_server(
     explicit_space: Path | None = None, settings: Settings = DEFAULT_SETTINGS, audit: AuditLog | None = None
 ) -> LedgerServer:
@@ -305,7 +287,7 @@ def create_server(
         subscriptions=bus,
         lifespan=watching,
         extensions=[budget_apps()],
-        middleware=[read_needs_uri],
+        middleware=[explain_protocol_errors],
     )
     server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit), notifier
     _serve_changes(server, notifier)

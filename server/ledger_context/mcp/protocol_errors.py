@@ -1,0 +1,74 @@
+"""The SDK's bare protocol errors, explained: a client's author learns what to send.
+
+The SDK answers a request before the handshake, and params that fail its types, with
+-32602 "Invalid request parameters" and empty ``data``, and an unknown resource with its
+URI alone. :func:`explain_protocol_errors`, a middleware around every request, keeps the
+code and says why, naming the fields and the allowed values, never quoting the input.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+from pydantic import ValidationError
+
+READ_NEEDS_URI: Final = (
+    "resources/read needs params.uri, the URI of a resource: ledger://pack, or "
+    "ledger://document/<path> with a path from a pack title line, e.g. "
+    "ledger://document/.ledger/decisions/0007-use-jwt.md (resources/list names them)"
+)
+NOT_INITIALIZED: Final = (
+    "initialize first: send initialize, then the notification notifications/initialized, "
+    "before {method} (a 2026-07-28 client names its protocol version in params._meta "
+    "on every request instead, from its first one)"
+)
+UNKNOWN_RESOURCE: Final = (
+    "unknown resource (the resources are ledger://pack and ledger://document/<path> with a "
+    "path from a pack title line; resources/list names them): "
+)
+_SDK_BARE: Final = "Invalid request parameters"
+_FIELD_ERRORS: Final = 3
+_LOC_CHARS: Final = 60
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part)[:_LOC_CHARS] for part in loc) or "params"
+
+
+def invalid_params(method: str, error: ValidationError) -> str:
+    """What is wrong with a request's params, by field (pydantic's messages, without the
+    input they were given)."""
+    found = error.errors(include_input=False, include_url=False, include_context=False)
+    said = "; ".join(f"{_where(e['loc'])}: {e['msg']}" for e in found[:_FIELD_ERRORS])
+    more = f" (and {len(found) - _FIELD_ERRORS} more)" if len(found) > _FIELD_ERRORS else ""
+    return f"invalid params of {method[:_LOC_CHARS]}: {said}{more}"
+
+
+async def explain_protocol_errors(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """Middleware: the SDK's bare -32602 answers, each with its reason."""
+    if ctx.request_id is None:  # a notification is never answered
+        return await call_next(ctx)
+    method = ctx.method
+    if method == "resources/read":
+        uri = ctx.params.get("uri") if isinstance(ctx.params, dict) else None
+        if not isinstance(uri, str) or not uri:
+            raise MCPError(code=INVALID_PARAMS, message=READ_NEEDS_URI)
+    try:
+        return await call_next(ctx)
+    except ValidationError as exc:
+        raise MCPError(code=INVALID_PARAMS, message=invalid_params(method, exc)) from None
+    except MCPError as exc:
+        error = exc.error
+        if error.code != INVALID_PARAMS:
+            raise
+        if error.message == _SDK_BARE and not error.data:  # the SDK's gate before initialize
+            raise MCPError(
+                code=INVALID_PARAMS, message=NOT_INITIALIZED.format(method=method[:_LOC_CHARS])
+            ) from None
+        if method == "resources/read" and error.message.startswith("Unknown resource: "):
+            uri = error.message.removeprefix("Unknown resource: ")
+            raise MCPError(code=INVALID_PARAMS, message=UNKNOWN_RESOURCE + uri, data=error.data) from None
+        raise

@@ -1,0 +1,85 @@
+"""The SDK's bare -32602 answers, each with its reason and what to send instead, over the
+wire as a client sees them; never quoting what the client sent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from conftest import FIXTURES, RawServer
+from ledger_context.mcp.protocol_errors import NOT_INITIALIZED, UNKNOWN_RESOURCE, invalid_params
+
+pytestmark = pytest.mark.slow  # real servers
+
+DEMO = FIXTURES / "demo"
+
+
+def _error(server: RawServer, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = server.request(method, params)["error"]
+    return error
+
+
+def test_a_request_before_initialize_says_to_initialize_first() -> None:
+    server = RawServer("--space", str(DEMO), "--no-audit")
+    assert _error(server, "tools/list") == {
+        "code": -32602,
+        "message": NOT_INITIALIZED.format(method="tools/list"),
+    }
+    assert _error(server, "tools/call", {"name": "get_context"})["message"].startswith(
+        "initialize first: send initialize, then the notification notifications/initialized, before tools/call"
+    )
+    server.initialize()  # and the server serves once it is done
+    assert "get_context" in {tool["name"] for tool in server.request("tools/list")["result"]["tools"]}
+    assert server.close()[0] == 0
+
+
+def test_params_of_the_wrong_type_name_the_field_and_what_it_should_be() -> None:
+    server = RawServer("--space", str(DEMO), "--no-audit")
+    server.initialize()
+    assert _error(server, "tools/call", {"name": "get_context", "arguments": "x"}) == {
+        "code": -32602,
+        "message": "invalid params of tools/call: params.arguments: Input should be a valid dictionary",
+    }
+    assert _error(server, "tools/call", {"name": 5}) == {
+        "code": -32602,
+        "message": "invalid params of tools/call: params.name: Input should be a valid string",
+    }
+    assert _error(server, "tools/call", {}) == {
+        "code": -32602,
+        "message": "invalid params of tools/call: params.name: Field required",
+    }
+    assert server.close()[0] == 0
+
+
+def test_an_unknown_resource_names_the_resources_there_are() -> None:
+    server = RawServer("--space", str(DEMO), "--no-audit")
+    server.initialize()
+    for uri in ("ledger://nope", "file:///etc/passwd"):
+        assert _error(server, "resources/read", {"uri": uri}) == {
+            "code": -32602,
+            "message": UNKNOWN_RESOURCE + uri,
+            "data": {"uri": uri},
+        }
+    assert "ledger://pack" in UNKNOWN_RESOURCE and "ledger://document/<path>" in UNKNOWN_RESOURCE
+    assert server.close()[0] == 0
+
+
+class _Four(BaseModel):
+    a: int
+    b: int
+    c: int
+    d: int
+
+
+def test_invalid_params_says_three_fields_and_counts_the_rest_without_the_input() -> None:
+    with pytest.raises(ValidationError) as raised:
+        _Four.model_validate({"a": "secret-a", "b": "secret-b", "c": "secret-c", "d": "secret-d"})
+    said = invalid_params("tools/call", raised.value)
+    assert said == (
+        "invalid params of tools/call: a: Input should be a valid integer, unable to parse string as an "
+        "integer; b: Input should be a valid integer, unable to parse string as an integer; c: Input "
+        "should be a valid integer, unable to parse string as an integer (and 1 more)"
+    )
+    assert "secret" not in said
