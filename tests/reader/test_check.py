@@ -197,6 +197,38 @@ def test_a_missing_status_is_reported_for_kinds_selected_by_status(
     )
 
 
+@pytest.mark.parametrize("status", ["acceptd", "acepted", "accpeted", "acceptedd", "Acceptd "])
+def test_a_status_one_letter_from_the_selecting_one_is_a_warning(ledger: Ledger, status: str) -> None:
+    space = ledger({"decisions/d.md": f"---\nstatus: {status}\nupdated_at: 2026-01-01\n---\n"})
+    assert at(space, D + "d.md") == [
+        (
+            "warning",
+            None,
+            None,
+            "status is one letter from accepted, the status that puts a decision in the pack, "
+            "so the document is not selected; write accepted if that is what it is",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("folder", "status"),
+    [
+        ("decisions", "proposed"),
+        ("decisions", "superseded"),
+        ("harnesses", "inactive"),
+        ("findings", "recurrent"),
+        ("findings", "cur"),
+        ("evals", "activity"),
+    ],
+)
+def test_a_status_further_from_the_selecting_one_is_not_flagged(
+    ledger: Ledger, folder: str, status: str
+) -> None:
+    space = ledger({f"{folder}/x.md": f"---\nstatus: {status}\nupdated_at: 2026-01-01\n---\n"})
+    assert at(space, f".ledger/{folder}/x.md") == []
+
+
 def test_experiments_need_no_status(ledger: Ledger) -> None:
     space = ledger({"experiments/e.md": "---\nupdated_at: 2026-01-01\n---\n"})
     assert at(space, ".ledger/experiments/e.md") == []

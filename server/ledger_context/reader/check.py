@@ -69,6 +69,7 @@ def check_ledger(ledger: Ledger, now_us: int | None = None, yaml: YamlOptions | 
     problems.extend(_undeclared(ledger))
     problems.extend(_normalisation_twins(ledger))
     problems.extend(_hard_links(ledger))
+    problems.extend(_near_statuses(ledger))
     problems.sort(key=problem_sort_key)
     selected = frozenset(d.path for d in ledger.documents if KIND[d.kind].titled(d.status))
     return CheckReport(problems, selected, yaml.full_loader())
@@ -94,6 +95,45 @@ def _hard_links(ledger: Ledger) -> list[Problem]:
                     "is not meant to be shared, replace it with a copy (cp, then mv over it)",
                 )
             )
+    return problems
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one insertion, deletion, substitution or swap of two
+    neighbouring letters (linear in their length)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    if len(a) == len(b):
+        swapped = a[start : start + 2][::-1] == b[start : start + 2] and a[start + 2 :] == b[start + 2 :]
+        return swapped or a[start + 1 :] == b[start + 1 :]
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[start + 1 :] == shorter[start:]
+
+
+def _near_statuses(ledger: Ledger) -> list[Problem]:
+    """Documents whose status is one edit from a status that selects their kind: most
+    likely a misspelling that keeps them out of the pack without a word (spec §4 names
+    only the selecting statuses, so a status further away is taken as meant)."""
+    problems = []
+    for document in ledger.documents:
+        kind = KIND[document.kind]
+        status = document.status
+        if status is None or kind.selects(status) or len(status) < 4:
+            continue
+        for meant in kind.statuses:
+            if _one_edit_apart(status, meant):
+                problems.append(
+                    Problem(
+                        document.path,
+                        "warning",
+                        f"status is one letter from {meant}, the status that puts a {kind.name} in "
+                        f"the pack, so the document is not selected; write {meant} if that is what it is",
+                    )
+                )
+                break
     return problems
 
 
