@@ -99,7 +99,9 @@ def test_a_cap_out_of_range_is_refused_with_the_one_message(
     with pytest.raises(SystemExit):
         main(["pack", "--space", str(DEMO), "--cap-tokens", cap])
     message = f"invalid cap {int(cap)}: the cap is a whole number of tokens from 1 to 1000000000\n"
-    assert capsys.readouterr().err.endswith(f"error: argument --cap-tokens: {message}")
+    err = capsys.readouterr().err
+    assert err.startswith("usage: ledger-context pack ")  # the usage of the command given
+    assert err.endswith(f"ledger-context pack: error: argument --cap-tokens: {message}")
 
 
 def test_a_cap_out_of_range_in_the_environment_names_the_variable(

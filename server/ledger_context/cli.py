@@ -407,6 +407,15 @@ class _UsageError(Exception):
     """A flag's value the settings refused: argparse reports it with the usage line."""
 
 
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of ``command``, whose usage line names the flags that command takes."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
+    return parser
+
+
 def _options(args: argparse.Namespace) -> Settings:
     """The settings of ``args``: each flag, else its environment variable, else the default;
     checked once, here (:func:`~ledger_context.pack.settings.make_settings`)."""
@@ -999,7 +1008,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = _COMMANDS[args.command](args)
         return _end(status) if program and args.command != "serve" else status
     except _UsageError as exc:
-        parser.error(str(exc))
+        _command_parser(parser, args.command).error(str(exc))
     except LedgerContextError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return exc.exit_code
