@@ -175,6 +175,22 @@ def test_a_colon_inside_a_value_keeps_the_quoting_advice(ledger: Ledger) -> None
     )
 
 
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_an_unclosed_quote_is_reported_where_it_opens(ledger: Ledger, quote: str) -> None:
+    text = f"---\nstatus: accepted\ntitle: {quote}Unclosed\nupdated_at: 2026-01-01\ndata_class: public\n---\n"
+    space = ledger({"decisions/d.md": text})
+    assert at(space, D + "d.md") == [
+        (
+            "error",
+            3,
+            8,
+            "YAML does not parse: while scanning a quoted scalar, found unexpected end of stream "
+            "(close the quote that opens there, with the same quote character; double a ' inside "
+            'a \'…\' value, or escape a " inside a "…" value as \\"); skipped',
+        )
+    ]
+
+
 def test_a_tab_error_has_a_tab_hint(ledger: Ledger) -> None:
     space = ledger({"decisions/d.md": "---\nstatus: accepted\n\tupdated_at: 2026-01-01\n---\n"})
     ((severity, line, _, message),) = at(space, D + "d.md")

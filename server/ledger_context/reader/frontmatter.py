@@ -107,6 +107,10 @@ _BOUNDARY_LINE = re.compile(r"-{3,}[ \t]*$", re.MULTILINE)
 _CLOSING_LINE = re.compile(r"^-{3,}[ \t]*$", re.MULTILINE)
 _YAML_HINT = "fix the YAML there; quote a value that holds ': ' or starts with a special character"
 _TAB_HINT = "indent with spaces there: YAML does not allow tabs for indentation"
+_QUOTE_HINT = (
+    "close the quote that opens there, with the same quote character; double a ' inside "
+    'a \'…\' value, or escape a " inside a "…" value as \\"'
+)
 # No leading \s*: tried at every offset of a run of spaces it was quadratic; the caller
 # collapses whitespace anyway.
 
@@ -532,14 +536,17 @@ def load_with_yaml(
         raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        if exc.context_mark is not None and "simple key" in str(exc.context or ""):
-            mark = exc.context_mark  # the key without its ':' starts here; the problem mark is a line low
+        unclosed = exc.context_mark is not None and "quoted scalar" in str(exc.context or "")
+        if exc.context_mark is not None and ("simple key" in str(exc.context or "") or unclosed):
+            # The key without its ':', or the unclosed quote, starts here; the problem mark
+            # is lower down (for a quote, where the frontmatter ends).
+            mark = exc.context_mark
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
         keyless = _keyless_line(frontmatter, line) if _NO_KEY_FAULTS & {exc.problem, exc.context} else None
         if keyless is not None:
             raise FrontmatterError(_KEYLESS_MESSAGE, keyless, 1) from None
-        hint = _TAB_HINT if _is_tab_at(frontmatter, line, column) else _YAML_HINT
+        hint = _QUOTE_HINT if unclosed else _TAB_HINT if _is_tab_at(frontmatter, line, column) else _YAML_HINT
         raise FrontmatterError(f"YAML does not parse: {_describe(exc)} ({hint})", line, column) from None
     except yaml.reader.ReaderError as exc:
         line, column = _position(frontmatter, exc.position, loader_name)
