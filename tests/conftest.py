@@ -147,6 +147,7 @@ SLOW_MODULES = (
     "test_search_gate.py",
     "test_search_determinism.py",
     "test_yaml_loaders.py",
+    "test_protocol_errors.py",
 )
 """Whole modules ``make quick`` leaves out: generated, property, browser, bundle, hook, and
 the ones that start real servers or clients in subprocesses for most of their tests."""
@@ -186,6 +187,8 @@ SLOW_TESTS = (
     "test_read_document_over_stdio_returns_the_file",
     "test_bad_detail_is_a_tool_error_naming_the_allowed_values",
     "test_since_answers_unchanged_in_one_line_else_the_pack_with_what_changed",
+    "test_a_reader_taking_4_kib_every_half_second",
+    "test_past_the_write_cap_the_answer_being_written",
 )
 """Tests over about 1.5 s (``--durations=60``) that ``make quick`` leaves out, by name prefix."""
 

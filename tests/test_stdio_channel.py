@@ -15,8 +15,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from conftest import FIXTURES, TIMEOUT, RawServer, doc, modern_request, write_ledger
 from ledger_context import build_context
 
@@ -343,7 +341,6 @@ def test_sigterm_ends_serve_within_a_second_without_a_traceback() -> None:
     _signal_ends_serving(signal.SIGTERM)
 
 
-@pytest.mark.slow
 def test_a_signal_while_a_large_answer_is_read_slowly_cuts_no_answer(tmp_path: Path) -> None:
     # Every broken document is a problem in the full breakdown: about 1.6 MB of answer, which
     # a client reading 32 KB every 0.1 s takes some 5 s to read, well past the signal's second.

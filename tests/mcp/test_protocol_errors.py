@@ -11,8 +11,6 @@ from pydantic import BaseModel, ValidationError
 from conftest import FIXTURES, RawServer
 from ledger_context.mcp.protocol_errors import NOT_INITIALIZED, UNKNOWN_RESOURCE, invalid_params
 
-pytestmark = pytest.mark.slow  # real servers
-
 DEMO = FIXTURES / "demo"
 
 

@@ -79,3 +79,76 @@ def test_a_client_that_never_reads_stops_the_reading_and_memory_stays_bounded() 
         proc.stdout.close()
         with contextlib.suppress(OSError):
             proc.stdin.close()
+
+
+def test_a_reader_taking_4_kib_every_half_second_shows_as_progress_at_each_read() -> None:
+    # When serving stops, answers are written while the client makes progress (STALL_SECONDS);
+    # progress must be seen at the pace of a slow reader, not after a larger write completes.
+    import asyncio
+    import os
+
+    from ledger_context.mcp.stdio import STALL_SECONDS, _Output
+
+    read_end, write_end = os.pipe()
+    loop = asyncio.new_event_loop()
+    try:
+        output = _Output(write_end, loop, lambda: None)
+        loop.run_until_complete(output.put(b"x" * (512 << 10)))
+        time.sleep(0.5)  # the pipe is full: the writer waits for the reader
+        advanced = []
+        for _ in range(8):
+            before = output.progress_at
+            os.read(read_end, 4096)
+            time.sleep(0.5)
+            advanced.append(output.progress_at > before)
+        assert advanced.count(True) >= 7, advanced
+        assert STALL_SECONDS >= 4 * 0.5  # so such a reader is never taken for gone
+    finally:
+        os.close(read_end)  # the writer meets EPIPE and stops
+        time.sleep(0.1)
+        os.close(write_end)
+        loop.close()
+
+
+def test_past_the_write_cap_the_answer_being_written_is_finished_and_no_other_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+    import fcntl
+    import os
+
+    from ledger_context.mcp import stdio
+
+    monkeypatch.setattr(stdio, "WRITE_CAP_SECONDS", 1.0)
+    read_end, write_end = os.pipe()
+    loop = asyncio.new_event_loop()
+    taken = bytearray()
+    reading = threading.Event()
+    reading.set()
+
+    def reader() -> None:  # about 160 KB/s: the first answer takes some 2.5 s
+        while reading.is_set():
+            taken.extend(os.read(read_end, 16 << 10))
+            time.sleep(0.1)
+
+    first, second = b"a" * (400 << 10) + b"\n", b"b" * (400 << 10) + b"\n"
+    try:
+        output = stdio._Output(write_end, loop, lambda: None)
+        loop.run_until_complete(output.put(first))
+        loop.run_until_complete(output.put(second))
+        thread = threading.Thread(target=reader, daemon=True)
+        thread.start()
+        output.drain(0.0)
+        reading.clear()
+        thread.join()
+        time.sleep(0.3)  # a writer that went on would fill the pipe meanwhile
+        fcntl.fcntl(read_end, fcntl.F_SETFL, os.O_NONBLOCK)
+        with contextlib.suppress(BlockingIOError):
+            while chunk := os.read(read_end, 1 << 16):
+                taken.extend(chunk)
+        assert bytes(taken) == first  # whole, and nothing of the second
+    finally:
+        os.close(read_end)
+        time.sleep(0.1)
+        os.close(write_end)
+        loop.close()

@@ -36,6 +36,7 @@ import json
 import logging
 import os
 import queue
+import select
 import signal
 import threading
 import time
@@ -78,8 +79,9 @@ OUTPUT_BYTES: Final = 4 << 20
 MAX_IN_FLIGHT: Final = 64
 """Requests read and not yet handed to stdout, past which no more input is read."""
 _READ_CHUNK: Final = 1 << 16
-_WRITE_CHUNK: Final = 1 << 14
-"""Bytes per write: each returns once the client has taken them, which marks progress."""
+_WRITE_CHUNK: Final = getattr(select, "PIPE_BUF", 4096)
+"""Bytes per write: at most what a pipe takes at once (4 KiB on Linux), so each write
+returns as soon as the client has taken that much: progress at a slow reader's pace."""
 _INTERNAL_ERROR: Final = -32603
 
 
@@ -131,6 +133,10 @@ class _Output:
         self.room = room or threading.Condition()
         self.progress_at = time.monotonic()
         """When the writer last took an answer or wrote some of one (the client reads)."""
+        self._state = threading.Lock()
+        self._writing = False
+        self._no_more = False
+        """Set past :data:`WRITE_CAP_SECONDS`: no answer is started after the one being written."""
         self._written = anyio.Event()
         self._queue: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._run, name="stdout", daemon=True).start()
@@ -156,8 +162,10 @@ class _Output:
         while True:
             data = self._queue.get()
             self.progress_at = time.monotonic()
+            with self._state:
+                self._writing = not self._no_more
             try:
-                if not self.broken:
+                if self._writing and not self.broken:
                     view = memoryview(data)
                     while view:
                         view = view[os.write(self.fd, view[:_WRITE_CHUNK]) :]
@@ -166,21 +174,27 @@ class _Output:
                 self.broken = True
                 self._notify(self.on_broken)
             finally:
+                self._writing = False
                 self._queue.task_done()
                 self._notify(functools.partial(self._wrote, len(data)))
 
     def drain(self, grace: float) -> None:
         """Wait (a thread call) for everything queued to be written: ``grace`` seconds at
         least, then as long as the client reads (the writer made progress within
-        :data:`STALL_SECONDS`), for :data:`WRITE_CAP_SECONDS` at most."""
+        :data:`STALL_SECONDS`). Past :data:`WRITE_CAP_SECONDS` no other answer is started,
+        and the one being written is finished while the client reads: an answer is cut only
+        when the client stops reading."""
         started = time.monotonic()
         with self._queue.all_tasks_done:
             while self._queue.unfinished_tasks and not self.broken:
                 now = time.monotonic()
-                if now - started >= WRITE_CAP_SECONDS or (
-                    now - started >= grace and now - self.progress_at >= STALL_SECONDS
-                ):
+                if now - started >= grace and now - self.progress_at >= STALL_SECONDS:
                     return
+                if now - started >= WRITE_CAP_SECONDS:
+                    with self._state:
+                        self._no_more = True
+                        if not self._writing:
+                            return
                 self._queue.all_tasks_done.wait(0.1)
 
 
