@@ -273,6 +273,29 @@ async def test_a_foreign_origin_is_refused_with_403(team: HttpServer, issuer: Is
     assert (await _status(team.url, token, Host="evil.example")).status_code == 421
 
 
+def test_only_this_servers_own_port_is_an_allowed_loopback_host_and_origin() -> None:
+    security = transport_security(HttpOptions(port=8780))
+    assert security.allowed_hosts == ["127.0.0.1:8780", "localhost:8780", "[::1]:8780"]
+    assert security.allowed_origins == ["http://127.0.0.1:8780", "http://localhost:8780", "http://[::1]:8780"]
+
+
+async def test_a_host_or_origin_of_another_port_is_refused(space: Path) -> None:
+    # A page served from another local port is another origin; a Host that only starts
+    # like a loopback one names another host.
+    with HttpServer("--space", str(space), "--no-audit") as running:
+        port = running.port
+        assert (await _status(running.url, None)).status_code == 200
+        assert (await _status(running.url, None, Origin=f"http://localhost:{port}")).status_code == 200
+        for host in (f"127.0.0.1:{port}.evil.example", "localhost:evil.example", f"127.0.0.1:{port + 1}"):
+            assert (await _status(running.url, None, Host=host)).status_code == 421, host
+        for origin in (
+            "http://localhost:9999",
+            "http://127.0.0.1:1",
+            f"http://127.0.0.1:{port}.evil.example",
+        ):
+            assert (await _status(running.url, None, Origin=origin)).status_code == 403, origin
+
+
 async def test_every_audit_row_names_the_token_and_the_ceiling_applied(
     team: HttpServer, issuer: Issuer, audit: Path
 ) -> None:

@@ -118,17 +118,26 @@ def check_http_options(options: HttpOptions, auth: AuthOptions | None) -> None:
 
 
 def transport_security(options: HttpOptions) -> TransportSecuritySettings:
-    """DNS-rebinding protection, always on: loopback, the bind address and the public URL's
-    host are the allowed ``Host`` values; their origins and ``--allow-origin`` the allowed
-    ``Origin`` values (a foreign one gets 403)."""
-    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
-    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    """DNS-rebinding protection, always on: loopback and the bind address at the port
+    served, and the public URL's host, are the allowed ``Host`` values; their origins and
+    ``--allow-origin`` the allowed ``Origin`` values (a foreign one gets 403). Exact values
+    only: the SDK's ``host:*`` patterns match by prefix (``127.0.0.1:1.evil.example``), and
+    a page on another local port is another origin."""
+    names = ["127.0.0.1", "localhost", "[::1]"]
     bound = f"[{options.host}]" if ":" in options.host else options.host
     if not is_loopback(options.host):
-        hosts.append(f"{bound}:*")
+        names.append(bound)
+    hosts = [f"{name}:{options.port}" for name in names]
+    origins = [f"http://{host}" for host in hosts]
+    if options.port == 80:  # a browser leaves the default port out
+        hosts += names
+        origins += [f"http://{name}" for name in names]
     public = urlparse(options.url)
     if public.hostname is not None and public.netloc not in hosts:
-        hosts += [public.netloc, f"{public.netloc}:*"] if public.port is None else [public.netloc]
+        default_port = 443 if public.scheme == "https" else 80
+        hosts += (
+            [public.netloc, f"{public.netloc}:{default_port}"] if public.port is None else [public.netloc]
+        )
         origins.append(f"{public.scheme}://{public.netloc}")
     origins += list(options.allowed_origins)
     return TransportSecuritySettings(
@@ -208,10 +217,10 @@ def serve_http(
     check_http_options(options, auth)
     log = configure_logging(log_level)
     server = create_server(explicit_space, audit=audit, settings=settings)
-    app = http_app(server, options, auth)
     sock = listen(options)
     port = sock.getsockname()[1]
-    bound = replace(options, port=port)
+    bound = replace(options, port=port)  # port 0 asked for a free one: the Host checks need it
+    app = http_app(server, bound, auth)
     logger.info(
         "ledger-context %s serving over HTTP at %s (listening on %s:%d; space: %s, cap %d tokens, "
         "ceiling %s, authorization %s, audit log %s)",
