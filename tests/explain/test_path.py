@@ -77,6 +77,17 @@ def test_a_document_not_selected_by_its_status() -> None:
     assert a.reason == "not selected: its status is 'superseded'; group 5 (decisions) takes status 'accepted'"
 
 
+def test_a_status_with_control_characters_reaches_the_terminal_escaped(ledger: Ledger) -> None:
+    # A ledger file from a pull request must not drive the reader's terminal.
+    space = ledger({"findings/a.md": '---\nstatus: "current\\e[1m\\u202e"\nupdated_at: 2026-01-01\n---\n'})
+    text = path_text(explain_path(build_context(space), ".ledger/findings/a.md"))
+    assert text.splitlines()[2] == (
+        'kind finding; group 4; status "current\\u001b[1m\\u202e"; updated_at 2026-01-01T00:00:00Z; '
+        "data class none"
+    )
+    assert all(line.isprintable() for line in text.splitlines())
+
+
 def test_an_experiment_not_selected_gives_its_rank(ledger: Ledger) -> None:
     space = ledger({f"experiments/e{n:02d}.md": doc(updated_at=f"2026-01-{n:02d}") for n in range(1, 13)})
     a = explain_path(build_context(space), ".ledger/experiments/e01.md")

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..model.problems import SEVERITIES, Problem
+from ..reader.paths import printable_text
 
 if TYPE_CHECKING:  # types only: `check` reads this module and never needs pydantic
     from ..pack.measure import Measured
@@ -324,7 +325,7 @@ def path_text(answer: PathAnswer) -> str:
         )
     elif a.kind is not None:
         lines.append(
-            f"kind {a.kind}; group {a.group}; status {a.status or 'none'}; "
+            f"kind {a.kind}; group {a.group}; status {printable_text(a.status or 'none')}; "
             f"updated_at {a.updated_at or 'none'}; data class {a.data_class or 'none'}"
         )
     if a.bytes is not None:
