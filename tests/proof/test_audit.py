@@ -212,6 +212,24 @@ def test_verify_rehashes_every_pack_and_fails_on_a_corrupted_row(
     assert "1 mismatch(es)" in captured.out
 
 
+@pytest.mark.parametrize("body", ["abc", 7, b"not zlib"])
+def test_a_pack_body_of_another_type_is_a_mismatch_naming_its_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: object
+) -> None:
+    # Found by trying to break the product: a body stored as text stopped verify (exit 2)
+    # before it named the pack or checked the others.
+    path = tmp_path / "audit.sqlite3"
+    write(path, (record("good"), "good"), (record("also good"), "also good")).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE packs SET body = ? WHERE bytes = 4", (body,))
+    assert main(["audit", "verify", "--audit", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == f"mismatch: {hashlib.sha256(b'good').hexdigest()} (row 1)\n"
+    assert "2 packs and 2 rows in 1 chain checked" in captured.out and "1 mismatch(es)" in captured.out
+    assert main(["audit", "show", hashlib.sha256(b"good").hexdigest(), "--audit", str(path)]) == 2
+    assert capsys.readouterr().err.startswith("Error: the stored pack ")
+
+
 @pytest.mark.parametrize("command", ["verify", "list"])
 def test_a_log_whose_tables_were_changed_is_named_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str

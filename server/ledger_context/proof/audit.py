@@ -637,11 +637,8 @@ def _whole_arguments(db: sqlite3.Connection, record: CallRecord) -> CallRecord:
     if record.arguments_bytes is None or record.arguments_bytes <= len(record.arguments.encode("utf-8")):
         return record
     row = db.execute("SELECT body FROM packs WHERE sha256 = ?", (record.arguments_sha256,)).fetchone()
-    try:
-        data = zlib.decompress(row[0]) if row is not None else b""
-    except zlib.error:
-        return record
-    if hashlib.sha256(data).hexdigest() != record.arguments_sha256:
+    data = _decompressed(row[0]) if row is not None else None
+    if data is None or hashlib.sha256(data).hexdigest() != record.arguments_sha256:
         return record
     return replace(record, arguments=data.decode("utf-8", "surrogateescape"))
 
@@ -651,6 +648,17 @@ def _as_recorded(values: dict[str, Any]) -> CallRecord:
     for name in ("truncated", "dirty"):
         values[name] = None if values[name] is None else bool(values[name])
     return CallRecord(**values)
+
+
+def _decompressed(body: object) -> bytes | None:
+    """A stored body as written, or ``None`` when it is not one this version writes (an
+    edited row may hold text, a number, or bytes that are not zlib's)."""
+    if not isinstance(body, bytes):
+        return None
+    try:
+        return zlib.decompress(body)
+    except zlib.error:
+        return None
 
 
 def pack_body(path: Path, sha256: str) -> bytes:
@@ -668,7 +676,12 @@ def pack_body(path: Path, sha256: str) -> bytes:
         raise AuditError(f"no pack with SHA-256 {prefix} in {path} (ledger-context audit list shows them)")
     if len(rows) > 1:
         raise AuditError(f"{prefix} is the start of more than one pack's SHA-256: give more digits")
-    return zlib.decompress(rows[0][1])
+    data = _decompressed(rows[0][1])
+    if data is None:
+        raise AuditError(
+            f"the stored pack {rows[0][0]} is damaged: its body was edited (audit verify names it)"
+        )
+    return data
 
 
 def verify(path: Path, head: str | None = None) -> tuple[int, list[str]]:
@@ -722,10 +735,7 @@ def _verify_packs(db: sqlite3.Connection) -> tuple[int, list[str]]:
     checked = 0
     for sha256, size, body in db.execute("SELECT sha256, bytes, body FROM packs ORDER BY sha256"):
         checked += 1
-        try:
-            data = zlib.decompress(body)
-        except zlib.error:
-            data = None
+        data = _decompressed(body)
         if data is None or len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
             bad.append(f"{sha256}{_users(db, sha256)}")
     orphans = db.execute(
