@@ -9,7 +9,8 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from conftest import FIXTURES, RawServer
-from ledger_context.mcp.protocol_errors import NOT_INITIALIZED, UNKNOWN_RESOURCE, invalid_params
+from ledger_context.mcp.protocol_errors import METHODS, NOT_INITIALIZED, UNKNOWN_RESOURCE, invalid_params
+from ledger_context.mcp.server import create_server
 
 DEMO = FIXTURES / "demo"
 
@@ -81,3 +82,21 @@ def test_invalid_params_says_three_fields_and_counts_the_rest_without_the_input(
         "should be a valid integer, unable to parse string as an integer (and 1 more)"
     )
     assert "secret" not in said
+
+
+def test_an_unknown_method_names_the_methods_there_are() -> None:
+    server = RawServer("--space", str(DEMO), "--no-audit")
+    server.initialize()
+    error = _error(server, "tools/lst")
+    assert error["code"] == -32601
+    assert error["message"] == (
+        "unknown method 'tools/lst': this server answers initialize, ping, tools/list, tools/call, "
+        "resources/list, resources/templates/list, resources/read, resources/subscribe, "
+        "resources/unsubscribe, prompts/list, prompts/get, server/discover, subscriptions/listen"
+    )
+    assert server.close()[0] == 0
+
+
+def test_the_methods_named_are_the_ones_the_server_answers() -> None:
+    handlers = create_server(DEMO)._lowlevel_server._request_handlers
+    assert sorted(METHODS) == sorted([*handlers, "initialize"])

@@ -1,9 +1,10 @@
 """The SDK's bare protocol errors, explained: a client's author learns what to send.
 
 The SDK answers a request before the handshake, and params that fail its types, with
--32602 "Invalid request parameters" and empty ``data``, and an unknown resource with its
-URI alone. :func:`explain_protocol_errors`, a middleware around every request, keeps the
-code and says why, naming the fields and the allowed values, never quoting the input.
+-32602 "Invalid request parameters" and empty ``data``, an unknown resource with its URI
+alone, and an unknown method with "Method not found". :func:`explain_protocol_errors`, a
+middleware around every request, keeps the code and says why, naming the fields and the
+allowed values, never quoting the input.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Final
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND
 from pydantic import ValidationError
 
 READ_NEEDS_URI: Final = (
@@ -29,6 +30,22 @@ UNKNOWN_RESOURCE: Final = (
     "unknown resource (the resources are ledger://pack and ledger://document/<path> with a "
     "path from a pack title line; resources/list names them): "
 )
+METHODS: Final = (
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "server/discover",
+    "subscriptions/listen",
+)
+"""The methods this server answers (a test holds it to the server's handlers)."""
 _SDK_BARE: Final = "Invalid request parameters"
 _FIELD_ERRORS: Final = 3
 _LOC_CHARS: Final = 60
@@ -62,6 +79,12 @@ async def explain_protocol_errors(ctx: ServerRequestContext[Any, Any], call_next
         raise MCPError(code=INVALID_PARAMS, message=invalid_params(method, exc)) from None
     except MCPError as exc:
         error = exc.error
+        if error.code == METHOD_NOT_FOUND and method not in METHODS:
+            raise MCPError(
+                code=METHOD_NOT_FOUND,
+                message=f"unknown method {method[:_LOC_CHARS]!r}: this server answers {', '.join(METHODS)}",
+                data=error.data,
+            ) from None
         if error.code != INVALID_PARAMS:
             raise
         if error.message == _SDK_BARE and not error.data:  # the SDK's gate before initialize
