@@ -94,3 +94,48 @@ async def test_a_body_declared_over_the_limit_gets_413_naming_the_limit() -> Non
         "error": {"code": TOO_LARGE, "message": "request body too large: 101 bytes, at most 100"},
     }
     assert (await _answer(limits, [(b"content-length", b"100")]))[0] == 200
+
+
+async def _chunked(limits: Limits, chunks: list[bytes]) -> tuple[int, bytes]:
+    """A chunked body (no content-length) through ``limits``: the status and the body
+    answered, or what the app read of the body."""
+    sent: list[dict[str, Any]] = []
+    parts = iter(chunks)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        read = b""
+        while True:
+            message = await receive()
+            read += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": read})
+
+    async def receive() -> dict[str, Any]:
+        part = next(parts, None)
+        if part is None:
+            return {"type": "http.disconnect"}
+        return {"type": "http.request", "body": part, "more_body": True}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    limits.app = app
+    headers = [(b"transfer-encoding", b"chunked")]
+    scope = {"type": "http", "method": "POST", "headers": headers, "client": ("127.0.0.1", 1)}
+    await limits(scope, receive, send)
+    start, body = sent
+    return start["status"], body["body"]
+
+
+async def test_a_chunked_body_over_the_limit_gets_the_same_413_and_one_within_reaches_the_app() -> None:
+    limits = Limits(None, TokenBuckets(per_minute=60, burst=5), max_body=100)  # type: ignore[arg-type]
+    status, body = await _chunked(limits, [b"x" * 60, b"y" * 41])
+    assert status == 413
+    assert json.loads(body) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": TOO_LARGE, "message": "request body too large: over 100 bytes, at most 100"},
+    }
+    assert await _chunked(limits, [b"x" * 60, b"y" * 40, b""]) == (200, b"x" * 60 + b"y" * 40)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 RATE_LIMITED = -32029
 """The JSON-RPC error code of a request over the rate limit (server-defined range)."""
@@ -80,7 +80,9 @@ def identity_key(scope: Scope) -> tuple[str, ...]:
 
 class Limits:
     """ASGI middleware: ``413`` for a body declared over ``max_body`` bytes, ``429`` once an
-    identity's bucket is empty; anything else goes on to ``app``."""
+    identity's bucket is empty, then ``413`` for a chunked body that grows past
+    ``max_body`` (read here, at most that much, and handed on whole); anything else goes
+    on to ``app``. Each refusal is a JSON-RPC error body saying what to do."""
 
     def __init__(self, app: ASGIApp, buckets: TokenBuckets, max_body: int) -> None:
         self.app = app
@@ -105,7 +107,46 @@ class Limits:
             )
             await _refuse(send, 429, RATE_LIMITED, message, [(b"retry-after", str(seconds).encode())])
             return
+        if declared is None and "chunked" in Headers(scope=scope).get("transfer-encoding", "").lower():
+            body = await _read_within(receive, self.max_body)
+            if body is None:
+                message = f"request body too large: over {self.max_body} bytes, at most {self.max_body}"
+                await _refuse(send, 413, TOO_LARGE, message)
+                return
+            receive = _replay(body, receive)
         await self.app(scope, receive, send)
+
+
+async def _read_within(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or ``None`` as soon as it passes ``limit`` bytes."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client went away: the app meets it on its next receive
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        parts.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(parts)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """``receive`` with ``body`` given first, whole."""
+    given = False
+
+    async def replay() -> Message:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 async def _refuse(
