@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import anyio
@@ -294,6 +294,23 @@ async def test_a_host_or_origin_of_another_port_is_refused(space: Path) -> None:
             f"http://127.0.0.1:{port}.evil.example",
         ):
             assert (await _status(running.url, None, Origin=origin)).status_code == 403, origin
+
+
+async def test_a_batch_and_a_chunked_body_past_the_limit_get_json_rpc_errors(space: Path) -> None:
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with HttpServer("--space", str(space), "--no-audit", "--max-body", "1000") as running:
+        async with httpx2.AsyncClient() as http:
+            batch = await http.post(
+                running.url, content=b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', headers=headers
+            )
+
+            async def chunks() -> AsyncIterator[bytes]:
+                for _ in range(3):
+                    yield b" " * 500
+
+            chunked = await http.post(running.url, content=chunks(), headers=headers)
+    assert (batch.status_code, batch.json()["error"]["code"]) == (400, -32600)
+    assert (chunked.status_code, chunked.json()["error"]["code"]) == (413, -32028)
 
 
 async def test_every_audit_row_names_the_token_and_the_ceiling_applied(

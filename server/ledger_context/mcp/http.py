@@ -41,6 +41,7 @@ from ..reader.space import display_path
 from .auth import AuthOptions, JwtVerifier, auth_settings, identity_of
 from .caller import IDENTITY
 from .limits import Limits, TokenBuckets
+from .one_message import OneMessage
 from .server import LedgerServer, create_server
 from .stderr_log import configure_logging
 
@@ -184,6 +185,7 @@ def http_app(server: LedgerServer, options: HttpOptions, auth: AuthOptions | Non
     buckets = TokenBuckets(options.rate_per_minute, options.burst)
     # Appended last, so it runs after authentication: the bucket is the token's.
     app.user_middleware.append(Middleware(Limits, buckets=buckets, max_body=options.max_body))
+    app.user_middleware.append(Middleware(OneMessage, max_body=options.max_body))  # inside Limits
     return app
 
 

@@ -96,7 +96,7 @@ class Limits:
         declared = Headers(scope=scope).get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body:
             message = f"request body too large: {int(declared)} bytes, at most {self.max_body}"
-            await _refuse(send, 413, TOO_LARGE, message)
+            await refuse(send, 413, TOO_LARGE, message)
             return
         wait = self.buckets.take(identity_key(scope))
         if wait > 0.0:
@@ -105,19 +105,23 @@ class Limits:
                 f"rate limit: at most {round(self.buckets.rate * 60)} requests a minute per "
                 f"identity; retry in {seconds} s"
             )
-            await _refuse(send, 429, RATE_LIMITED, message, [(b"retry-after", str(seconds).encode())])
+            await refuse(send, 429, RATE_LIMITED, message, [(b"retry-after", str(seconds).encode())])
             return
         if declared is None and "chunked" in Headers(scope=scope).get("transfer-encoding", "").lower():
-            body = await _read_within(receive, self.max_body)
+            body = await read_within(receive, self.max_body)
             if body is None:
-                message = f"request body too large: over {self.max_body} bytes, at most {self.max_body}"
-                await _refuse(send, 413, TOO_LARGE, message)
+                await refuse_too_large(send, self.max_body)
                 return
-            receive = _replay(body, receive)
+            receive = replay_body(body, receive)
         await self.app(scope, receive, send)
 
 
-async def _read_within(receive: Receive, limit: int) -> bytes | None:
+async def refuse_too_large(send: Send, max_body: int) -> None:
+    """413 for a body that grew past ``max_body`` bytes as it was read."""
+    await refuse(send, 413, TOO_LARGE, f"request body too large: over {max_body} bytes, at most {max_body}")
+
+
+async def read_within(receive: Receive, limit: int) -> bytes | None:
     """The whole body, or ``None`` as soon as it passes ``limit`` bytes."""
     parts: list[bytes] = []
     size = 0
@@ -135,7 +139,7 @@ async def _read_within(receive: Receive, limit: int) -> bytes | None:
     return b"".join(parts)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay_body(body: bytes, receive: Receive) -> Receive:
     """``receive`` with ``body`` given first, whole."""
     given = False
 
@@ -149,7 +153,7 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-async def _refuse(
+async def refuse(
     send: Send, status: int, code: int, message: str, headers: list[tuple[bytes, bytes]] | None = None
 ) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}).encode()
