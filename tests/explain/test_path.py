@@ -88,6 +88,23 @@ def test_a_status_with_control_characters_reaches_the_terminal_escaped(ledger: L
     assert all(line.isprintable() for line in text.splitlines())
 
 
+def test_a_name_with_a_backslash_is_found_as_written_and_a_windows_path_still_works(ledger: Ledger) -> None:
+    space = ledger({"findings/a\\b.md": doc(status="current"), "findings/ok.md": doc(status="current")})
+    build = build_context(space)
+    assert explain_path(build, ".ledger/findings/a\\b.md").outcome == "kept"
+    assert explain_path(build, ".ledger\\findings\\ok.md").path == ".ledger/findings/ok.md"
+
+
+def test_a_skipped_file_named_with_control_characters_is_found_and_shown_escaped(ledger: Ledger) -> None:
+    name = "findings/d\x1b]0;PWN\x07x.md"
+    space = ledger({name: "---\nstatus: [\n---\n", "findings/ok.md": doc(status="current")})
+    answer = explain_path(build_context(space), ".ledger/" + name)
+    assert answer.outcome == "skipped"
+    text = path_text(answer)
+    assert text.splitlines()[0] == '".ledger/findings/d\\u001b]0;PWN\\u0007x.md"'
+    assert all(line.isprintable() for line in text.splitlines())
+
+
 def test_an_experiment_not_selected_gives_its_rank(ledger: Ledger) -> None:
     space = ledger({f"experiments/e{n:02d}.md": doc(updated_at=f"2026-01-{n:02d}") for n in range(1, 13)})
     a = explain_path(build_context(space), ".ledger/experiments/e01.md")

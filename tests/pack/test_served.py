@@ -52,11 +52,23 @@ def test_a_path_the_build_did_not_accept_is_not_found(ledger: Callable[[Files], 
 
 def test_a_traversal_is_refused_naming_a_valid_path(ledger: Callable[[Files], Path]) -> None:
     build = build_context(ledger({"decisions/0001-a.md": TEXT}))
-    for path in ("../../etc/passwd", "/etc/passwd", ".ledger/../x.md", "a\\b.md", ""):
+    for path in ("../../etc/passwd", "/etc/passwd", ".ledger/../x.md", ""):
         with pytest.raises(
             DocumentNotFoundError,
             match=r"is not a ledger document path.*e\.g\. \.ledger/decisions/0001-a\.md",
         ):
+            served_text(build, path)
+
+
+def test_a_document_whose_name_holds_a_backslash_is_served(ledger: Callable[[Files], Path]) -> None:
+    # Found by trying to break the product: a backslash is a legal name character on POSIX,
+    # and the build read the file, but serving refused its path, which made every search
+    # and the start-task prompt fail. Only the build's own paths are served, so a backslash
+    # path names no file outside it.
+    build = build_context(ledger({"decisions/a\\b.md": TEXT, "decisions/0001-a.md": TEXT}))
+    assert served_text(build, ".ledger/decisions/a\\b.md") == TEXT
+    for path in ("..\\..\\etc\\passwd", ".ledger\\decisions\\0001-a.md"):
+        with pytest.raises(DocumentNotFoundError, match="no ledger document at"):
             served_text(build, path)
 
 

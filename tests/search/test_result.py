@@ -226,3 +226,20 @@ def test_a_long_task_is_cut_at_the_end_of_a_word(tmp_path: Path) -> None:
     assert found is not None and found.terms == ["router"]
     unbroken = task_search(build, "路由" * 2100 + " router")  # no space before the cut: cut there
     assert unbroken is not None and unbroken.terms == ["路由", "由路"]
+
+
+def test_a_document_whose_name_holds_a_backslash_is_searched_like_any_other(tmp_path: Path) -> None:
+    # Found by trying to break the product: such a file made every search fail.
+    space = write_ledger(
+        tmp_path,
+        {
+            "findings/a\\b.md": doc(title="Kumquat yield", status="current", updated_at="2026-02-01")
+            + "Kumquats.\n",
+            "findings/ok.md": doc(title="Router latency", status="current", updated_at="2026-01-01"),
+        },
+    )
+    build = build_context(space)
+    assert [hit.path for hit in search(build, "kumquat").hits] == [".ledger/findings/a\\b.md"]
+    assert [hit.path for hit in search(build, "router").hits] == [".ledger/findings/ok.md"]
+    found = task_search(build, "look at the kumquat yield")
+    assert found is not None and found.hits[0].path == ".ledger/findings/a\\b.md"

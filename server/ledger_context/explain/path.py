@@ -21,6 +21,7 @@ from ..pack.build import ContextBuild
 from ..pack.select import GROUP_OF_KIND, GROUPS, newest_first
 from ..pack.served import canonical_path
 from ..reader.ledger import Document
+from ..reader.paths import printable_path
 from .shorten import shorten
 
 MAX_ANSWER_BYTES = 1024
@@ -85,7 +86,18 @@ def _normalise(path: object) -> str:
             f"invalid path: at most {MAX_QUERY_CHARS} characters and no NUL, "
             "e.g. .ledger/decisions/0007-use-jwt.md"
         )
-    return canonical_path(path.strip().replace("\\", "/"))
+    return canonical_path(path.strip())
+
+
+def _resolved(wanted: str, known: set[str]) -> str:
+    """The path of the ledger ``wanted`` names: as written (a backslash is a name's own
+    character on POSIX), with ``\\`` as the separator, as ``check`` writes a name that is
+    not clean text, each also below ``.ledger/``; else the separator form."""
+    forms = (wanted, wanted.replace("\\", "/"), printable_path(wanted))
+    for form in (*forms, *(".ledger/" + f for f in forms)):
+        if form in known:
+            return form
+    return forms[1]
 
 
 def _answer(
@@ -167,11 +179,9 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
     Raises :class:`~ledger_context.model.errors.InvalidArgumentError` for a ``path`` that is
     not a non-empty string of at most :data:`MAX_QUERY_CHARS` characters without NUL.
     """
-    wanted = _normalise(path)
     problems = build.ledger.problems
     known = {d.path for d in build.ledger.documents} | {p.path for p in problems}
-    if wanted not in known and ".ledger/" + wanted in known:
-        wanted = ".ledger/" + wanted
+    wanted = _resolved(_normalise(path), known)
 
     for outcome in build.budgeted.blocks:
         if outcome.block.document.path == wanted:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..model.problems import SEVERITIES, Problem
-from ..reader.paths import printable_text
+from ..reader.paths import printable_path, printable_text
 
 if TYPE_CHECKING:  # types only: `check` reads this module and never needs pydantic
     from ..pack.measure import Measured
@@ -317,7 +317,7 @@ def brief_readout(full: Explanation) -> tuple[Brief, str]:
 def path_text(answer: PathAnswer) -> str:
     """The answer for one document: the same fields as its structured output."""
     a = answer
-    lines = [a.path, a.reason]
+    lines = [printable_path(a.path), a.reason]
     if a.not_shown:  # null there means "not shown", never "none"
         lines.append(
             f"kind {a.kind}; group {a.group}; data class {a.data_class or 'none'}; "
@@ -330,7 +330,7 @@ def path_text(answer: PathAnswer) -> str:
         )
     if a.bytes is not None:
         lines.append(f"bytes {a.bytes}; kept bytes {a.kept_bytes}")
-    lines += [f"  nearest: {p}" for p in a.nearest]
+    lines += [f"  nearest: {printable_path(p)}" for p in a.nearest]
     return "\n".join(lines) + "\n"
 
 

@@ -64,7 +64,10 @@ def _servable(build: ContextBuild, path: str) -> tuple[SourceFile, Document]:
     ceiling lets it through; raises otherwise."""
     path = canonical_path(path)
     parts = path.split("/")
-    if not path or path.startswith("/") or "\\" in path or "\0" in path or ".." in parts:
+    # Only the build's own paths are served, so no path names a file outside it; these
+    # get a message that says what a path is. A backslash is a name's own character on
+    # POSIX (the build reads such a file), never a separator.
+    if not path or path.startswith("/") or "\0" in path or ".." in parts:
         raise DocumentNotFoundError(
             f"unknown document: {_shown(path)} is not a ledger document path: use a path "
             f"relative to the space, as in the pack's title lines, with no '..', e.g. {_example(build)}"
