@@ -230,6 +230,23 @@ def test_a_pack_body_of_another_type_is_a_mismatch_naming_its_row(
     assert capsys.readouterr().err.startswith("Error: the stored pack ")
 
 
+def test_a_text_cell_that_is_not_utf8_is_an_edited_row_named_and_shown_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found by trying to break the product: one such cell stopped verify and list (exit 2),
+    # named no row, and put the cell's escape sequences on the terminal.
+    path = tmp_path / "audit.sqlite3"
+    write(path, (record("good"), "good"), (record("also good"), "also good")).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE calls SET client_name = CAST(x'ff1b5b324a' AS TEXT) WHERE id = 1")
+    assert main(["audit", "verify", "--audit", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert "row 1: edited (its values do not give its hash)" in captured.err
+    assert main(["audit", "list", "--audit", str(path)]) == 0
+    listed = capsys.readouterr().out
+    assert "\x1b" not in listed and "\\udcff\\u001b[2J" in listed
+
+
 @pytest.mark.parametrize("command", ["verify", "list"])
 def test_a_log_whose_tables_were_changed_is_named_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.errors import AuditError
+from ..reader.paths import printable_text
 from . import chain
 
 logger = logging.getLogger("ledger_context.proof.audit")
@@ -581,12 +582,20 @@ def _file_identity(path: Path) -> tuple[int, int] | None:
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
-    return str(exc) or type(exc).__name__
+    return printable_text(str(exc) or type(exc).__name__)  # it may quote an edited cell
+
+
+def _text(value: bytes) -> str:
+    return value.decode("utf-8", "surrogateescape")
 
 
 def _reader(path: Path) -> sqlite3.Connection:
     try:
-        return connect(path, create=False)
+        db = connect(path, create=False)
+        # A text cell edited to bytes that are not UTF-8 reads back as their escapes, so the
+        # row is named by its hash (an edit) instead of stopping every reader of the log.
+        db.text_factory = _text
+        return db
     except FileNotFoundError:
         raise AuditError(f"no audit log at {path} (serve writes one; --audit PATH or LEDGER_AUDIT)") from None
     except (OSError, sqlite3.Error) as exc:
