@@ -189,6 +189,7 @@ SLOW_TESTS = (
     "test_since_answers_unchanged_in_one_line_else_the_pack_with_what_changed",
     "test_a_reader_taking_4_kib_every_half_second",
     "test_past_the_write_cap_the_answer_being_written",
+    "test_a_reader_slower_than_a_pipe_page_per_stall",
 )
 """Tests over about 1.5 s (``--durations=60``) that ``make quick`` leaves out, by name prefix."""
 

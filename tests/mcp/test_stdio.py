@@ -152,3 +152,38 @@ def test_past_the_write_cap_the_answer_being_written_is_finished_and_no_other_st
         time.sleep(0.1)
         os.close(write_end)
         loop.close()
+
+
+def test_a_reader_slower_than_a_pipe_page_per_stall_still_counts_as_reading() -> None:
+    # Found by trying to break the product: a pipe frees room for a write a page (4 KiB) at
+    # a time, so a client taking 512 bytes every 0.3 s looked gone after 2 s of a stop.
+    import asyncio
+    import os
+
+    from ledger_context.mcp import stdio
+
+    read_end, write_end = os.pipe()
+    loop = asyncio.new_event_loop()
+
+    def reader() -> None:  # about 1.7 KiB/s for 5 s, then nothing
+        started = time.monotonic()
+        while time.monotonic() - started < 5.0:
+            os.read(read_end, 512)
+            time.sleep(0.3)
+
+    try:
+        output = stdio._Output(write_end, loop, lambda: None)
+        loop.run_until_complete(output.put(b"x" * (256 << 10)))
+        time.sleep(0.3)  # the pipe is full
+        thread = threading.Thread(target=reader, daemon=True)
+        thread.start()
+        started = time.monotonic()
+        output.drain(0.0)
+        waited = time.monotonic() - started
+        thread.join()
+        assert 5.0 + stdio.STALL_SECONDS - 0.5 <= waited < 5.0 + stdio.STALL_SECONDS + 2.0, waited
+    finally:
+        os.close(read_end)
+        time.sleep(0.1)
+        os.close(write_end)
+        loop.close()

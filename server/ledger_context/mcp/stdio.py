@@ -38,6 +38,7 @@ import os
 import queue
 import select
 import signal
+import sys
 import threading
 import time
 from collections import Counter
@@ -185,9 +186,13 @@ class _Output:
         and the one being written is finished while the client reads: an answer is cut only
         when the client stops reading."""
         started = time.monotonic()
+        unread = _unread(self.fd)
         with self._queue.all_tasks_done:
             while self._queue.unfinished_tasks and not self.broken:
                 now = time.monotonic()
+                before, unread = unread, _unread(self.fd)
+                if unread is not None and before is not None and unread < before:
+                    self.progress_at = now  # the client took bytes, though no write returned yet
                 if now - started >= grace and now - self.progress_at >= STALL_SECONDS:
                     return
                 if now - started >= WRITE_CAP_SECONDS:
@@ -196,6 +201,20 @@ class _Output:
                         if not self._writing:
                             return
                 self._queue.all_tasks_done.wait(0.1)
+
+
+def _unread(fd: int) -> int | None:
+    """Bytes written to the pipe at ``fd`` and not yet read (``FIONREAD``), ``None`` where
+    it cannot tell (not a pipe, another system): a pipe frees room for a write a page at a
+    time, so only this shows a client that reads less than a page between two checks."""
+    try:
+        import fcntl
+        import termios
+
+        answer = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+    except (ImportError, OSError):
+        return None
+    return int.from_bytes(answer, sys.byteorder, signed=True)
 
 
 def _bounded_error(error: types.ErrorData) -> types.ErrorData:
