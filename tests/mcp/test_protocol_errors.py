@@ -100,3 +100,18 @@ def test_an_unknown_method_names_the_methods_there_are() -> None:
 def test_the_methods_named_are_the_ones_the_server_answers() -> None:
     handlers = create_server(DEMO)._lowlevel_server._request_handlers
     assert sorted(METHODS) == sorted([*handlers, "initialize"])
+
+
+def test_a_long_or_unprintable_method_or_uri_comes_back_short_and_escaped() -> None:
+    server = RawServer("--space", str(DEMO), "--no-audit")
+    server.initialize()
+    method = "x\x1b]0;PWN\x07\u202e" + "m" * 100_000
+    error = _error(server, method)
+    assert error["message"].startswith('unknown method "x\\u001b]0;PWN\\u0007\\u202emmm')
+    assert len(error["message"]) < 500 and len(error["data"]) <= 80 and "\x1b" not in error["data"]
+    uri = "ledger://\x1b[2J\u202e" + "u" * 5000
+    error = _error(server, "resources/read", {"uri": uri})
+    assert error["message"].startswith(UNKNOWN_RESOURCE + '"ledger://\\u001b[2J\\u202euuu')
+    assert len(error["message"]) < 600 and len(error["data"]["uri"]) <= 300
+    assert not any(c in error["message"] + error["data"]["uri"] for c in "\x1b\u202e")
+    assert server.close()[0] == 0

@@ -16,6 +16,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND
 from pydantic import ValidationError
 
+from ..reader.paths import printable_text
+
 READ_NEEDS_URI: Final = (
     "resources/read needs params.uri, the URI of a resource: ledger://pack, or "
     "ledger://document/<path> with a path from a pack title line, e.g. "
@@ -49,6 +51,14 @@ METHODS: Final = (
 _SDK_BARE: Final = "Invalid request parameters"
 _FIELD_ERRORS: Final = 3
 _LOC_CHARS: Final = 60
+_URI_CHARS: Final = 200
+
+
+def _echo(text: str, limit: int) -> str:
+    """Client input said back: at most ``limit`` characters, unprintable ones escaped
+    (so a name cannot drive a terminal or reorder what a client shows)."""
+    cut = text[:limit] + ("…" if len(text) > limit else "")
+    return printable_text(cut)
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -80,10 +90,12 @@ async def explain_protocol_errors(ctx: ServerRequestContext[Any, Any], call_next
     except MCPError as exc:
         error = exc.error
         if error.code == METHOD_NOT_FOUND and method not in METHODS:
+            name = _echo(method, _LOC_CHARS)
+            shown = name if name.startswith('"') else f"'{name}'"
             raise MCPError(
                 code=METHOD_NOT_FOUND,
-                message=f"unknown method {method[:_LOC_CHARS]!r}: this server answers {', '.join(METHODS)}",
-                data=error.data,
+                message=f"unknown method {shown}: this server answers {', '.join(METHODS)}",
+                data=name,
             ) from None
         if error.code != INVALID_PARAMS:
             raise
@@ -92,6 +104,6 @@ async def explain_protocol_errors(ctx: ServerRequestContext[Any, Any], call_next
                 code=INVALID_PARAMS, message=NOT_INITIALIZED.format(method=method[:_LOC_CHARS])
             ) from None
         if method == "resources/read" and error.message.startswith("Unknown resource: "):
-            uri = error.message.removeprefix("Unknown resource: ")
-            raise MCPError(code=INVALID_PARAMS, message=UNKNOWN_RESOURCE + uri, data=error.data) from None
+            uri = _echo(error.message.removeprefix("Unknown resource: "), _URI_CHARS)
+            raise MCPError(code=INVALID_PARAMS, message=UNKNOWN_RESOURCE + uri, data={"uri": uri}) from None
         raise

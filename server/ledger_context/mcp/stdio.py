@@ -226,6 +226,8 @@ def _bounded_error(error: types.ErrorData) -> types.ErrorData:
         update["code"] = _INTERNAL_ERROR
     if len(error.message) > ERROR_TEXT_CHARS:
         update["message"] = error.message[:ERROR_TEXT_CHARS] + "…"
+    if isinstance(error.data, str) and len(error.data) > ERROR_TEXT_CHARS:
+        update["data"] = error.data[:ERROR_TEXT_CHARS] + "…"
     if isinstance(error.data, dict) and any(
         isinstance(v, str) and len(v) > ERROR_TEXT_CHARS for v in error.data.values()
     ):
