@@ -273,6 +273,36 @@ def test_a_committed_document_link_that_leaves_the_tree_is_reported_not_read(
     ]
 
 
+def test_a_committed_link_to_a_file_outside_the_ledger_never_has_its_bytes_written(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    # Found by trying to break the product: the target's blob was written into the private
+    # copy, though the walk then skips the link as leaving the ledger.
+    from ledger_context.proof.history import checkout
+
+    repo = init(tmp_path / "repo")
+    write_ledger(repo, {"agents.md": "committed\n"})
+    (repo / "secrets.env").write_text("TOPSECRET=hunter9\n", encoding="utf-8")
+    (repo / ".ledger" / "findings").mkdir()
+    (repo / "README.md").write_text("TOPSECRET too\n", encoding="utf-8")
+    os.symlink("../../secrets.env", repo / ".ledger" / "findings" / "leak.md")
+    os.symlink("../../README.md", repo / ".ledger" / "findings" / "readme.md")
+    commit = commit_all(repo)
+    with checkout(commit, str(repo)) as revision:
+        for name in ("secrets.env", "README.md"):  # stand-ins: the walk sees a file there
+            copy = revision.space / name
+            assert copy.is_file() and copy.read_bytes() == b"", name
+    code, out = cli(capsysbinary, "pack", "--rev", commit, "--space", str(repo))
+    git(repo, "worktree", "add", "-q", "--detach", str(tmp_path / "wt"), commit)
+    assert (code, out) == (0, build_context(tmp_path / "wt").pack.encode("utf-8"))
+
+    def problems(*args: str) -> list[tuple[str, str]]:
+        found = json.loads(cli(capsysbinary, "check", "--json", *args)[1])["problems"]
+        return [(p["path"], p["message"]) for p in found]
+
+    assert problems("--rev", commit, "--space", str(repo)) == problems("--space", str(tmp_path / "wt"))
+
+
 def test_a_missing_blob_among_3000_documents_is_a_clear_error_in_seconds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

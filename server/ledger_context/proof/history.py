@@ -407,7 +407,7 @@ def checkout(rev: str, explicit_space: str | None, cwd: Path | None = None) -> I
 
 def _materialise(tree: _Tree, writer: _Writer, resolver: _Resolver, space: tuple[bytes, ...]) -> None:
     """Write the ledger of ``space`` and what its links need."""
-    ledger = (*space, b".ledger")
+    ledger = root = (*space, b".ledger")
     writer.folder(space)
     entry = tree.entry(ledger)
     assert entry is not None
@@ -422,7 +422,8 @@ def _materialise(tree: _Tree, writer: _Writer, resolver: _Resolver, space: tuple
         resolved = resolver.resolve(space, target)
         if resolved is None or not _is_tree(resolved[1][0]):
             return  # not a folder in this commit: finding the space says so
-        writer.subtree(resolved[0], resolved[1][1])
+        root = resolved[0]
+        writer.subtree(root, resolved[1][1])
     elif _is_tree(entry[0]):
         writer.subtree(ledger, entry[1])
     else:  # a file named .ledger: finding the space says so
@@ -435,20 +436,24 @@ def _materialise(tree: _Tree, writer: _Writer, resolver: _Resolver, space: tuple
         if resolved is None:
             continue
         real, real_entry = resolved
-        needed.add(real)
+        if real[: len(root)] == root:  # outside the ledger the walk skips it: a stand-in will do
+            needed.add(real)
         if real not in writer.written and real not in writer.folders and real not in writer.links:
             if _is_tree(real_entry[0]):
                 writer.folder(real)  # outside the ledger: never listed by the walk
             else:
                 writer.files[real] = real_entry
-    _write_files(tree, writer, needed)
+    _write_files(tree, writer, needed, root)
 
 
-def _write_files(tree: _Tree, writer: _Writer, needed: set[tuple[bytes, ...]]) -> None:
-    """Write each file: ``*.md`` and link targets with their bytes, others empty."""
+def _write_files(
+    tree: _Tree, writer: _Writer, needed: set[tuple[bytes, ...]], root: tuple[bytes, ...]
+) -> None:
+    """Write each file: ``*.md`` in the ledger and link targets there with their bytes,
+    others empty (a file outside the ledger is never read: its bytes never leave git)."""
     with_bytes: list[tuple[tuple[bytes, ...], TreeEntry]] = []
     for parts, entry in sorted(writer.files.items()):
-        if parts[-1].endswith(b".md") or parts in needed:
+        if (parts[-1].endswith(b".md") and parts[: len(root)] == root) or parts in needed:
             with_bytes.append((parts, entry))
         else:
             _create(writer, parts, entry[0]).close()
