@@ -481,15 +481,18 @@ def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | N
 
 @contextmanager
 def _signals_exit() -> Iterator[None]:
-    """SIGTERM and SIGHUP end the command through ``SystemExit`` (128 + the signal), so
-    ``finally`` blocks run: the private copy of a revision, withheld files included, is
-    removed whatever ends the command (only SIGKILL cannot be caught)."""
+    """Every signal whose default action ends the process (SIGTERM, SIGHUP, SIGQUIT,
+    SIGUSR1, SIGUSR2, SIGALRM) ends the command through ``SystemExit`` (128 + the signal),
+    so ``finally`` blocks run: the private copy of a revision, withheld files included, is
+    removed whatever ends the command (only SIGKILL cannot be caught; SIGINT raises
+    ``KeyboardInterrupt``, which runs them too)."""
     import signal
 
     def stop(number: int, _frame: object) -> None:
         raise SystemExit(128 + number)
 
-    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    names = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
+    wanted = [getattr(signal, name) for name in names if hasattr(signal, name)]
     try:
         before = {number: signal.signal(number, stop) for number in wanted}
     except ValueError:  # not the main thread: signals are not ours to take

@@ -336,12 +336,15 @@ def test_sigterm_during_rev_removes_the_private_copy(tmp_path: Path) -> None:
     private.mkdir()
     env = dict(os.environ, TMPDIR=str(private))
     command = [sys.executable, "-m", "ledger_context", "pack", "--rev", "HEAD", "--space", str(repo)]
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while not any(private.iterdir()) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.001)
-    assert proc.poll() is None, "the command ended before its private copy was seen"
-    time.sleep(0.05)  # copying
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(30) == 128 + signal.SIGTERM
-    assert list(private.iterdir()) == []
+    # Every signal whose default action ends the process (found by trying to break the
+    # product: SIGQUIT, SIGUSR1 and SIGALRM left the copy behind).
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM):
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while not any(private.iterdir()) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert proc.poll() is None, "the command ended before its private copy was seen"
+        time.sleep(0.05)  # copying
+        proc.send_signal(signum)
+        assert proc.wait(30) == 128 + signum, signum
+        assert list(private.iterdir()) == [], signum
