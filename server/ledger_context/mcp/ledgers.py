@@ -42,6 +42,8 @@ class Ledgers:
         self._logged: Path | None = None
         self._index_said: dict[Path, str] = {}
         self.from_roots: Path | None = None
+        self.roots_unanswered = False
+        """The client left roots/list unanswered once: it is not asked again."""
         self._served: dict[tuple[Path, str | None], ServedPacks] = {}
         self._shown: dict[tuple[Path, str | None], tuple[tuple[object, ...], float]] = {}
 
