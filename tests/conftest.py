@@ -190,6 +190,7 @@ SLOW_TESTS = (
     "test_a_reader_taking_4_kib_every_half_second",
     "test_past_the_write_cap_the_answer_being_written",
     "test_a_reader_slower_than_a_pipe_page_per_stall",
+    "test_roots_the_client_cannot_give_fall_back",
 )
 """Tests over about 1.5 s (``--durations=60``) that ``make quick`` leaves out, by name prefix."""
 
