@@ -123,3 +123,15 @@ def test_an_edit_of_a_withheld_document_alone_keeps_the_build_date(tmp_path: Pat
     (space / ".ledger/findings/open.md").write_text(doc(status="current", title="Open 2"))
     third = ledgers.build(space)
     assert third.built_at > first.built_at
+
+
+def test_a_root_whose_path_the_system_refuses_is_passed_over(tmp_path: Path) -> None:
+    # Found by trying to break the product: a root of 300 characters in one name raised
+    # ENAMETOOLONG from the check for .ledger, and every tool call failed.
+    from ledger_context.pack.settings import make_settings
+
+    space = write_ledger(tmp_path / "project", {"agents.md": "from the root\n"})
+    roots = ListRootsResult(
+        roots=[Root(uri="file:///" + "a" * 300, name="long"), Root(uri=space.as_uri(), name="ok")]  # type: ignore[arg-type]
+    )
+    assert Ledgers(None, make_settings()).space(roots) == space

@@ -33,8 +33,12 @@ def display_path(path: str | os.PathLike[str]) -> str:
 
 
 def holds_ledger(directory: Path) -> bool:
-    """True if ``directory/.ledger`` is a directory (a symbolic link to one counts)."""
-    return (directory / LEDGER_DIR).is_dir()
+    """True if ``directory/.ledger`` is a directory (a symbolic link to one counts); a path
+    the system refuses (a name too long, a folder that cannot be searched) holds none."""
+    try:
+        return (directory / LEDGER_DIR).is_dir()
+    except OSError:
+        return False
 
 
 def find_space(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path:
