@@ -479,25 +479,46 @@ def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | N
         yield revision.space, revision.shown, revision.head
 
 
+_DEFAULT_KEPT = frozenset(
+    {"SIGKILL", "SIGSTOP", "SIGCHLD", "SIGCONT", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGWINCH"}
+    | {"SIGPIPE", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT"}
+)
+"""Signals left as they are: those that cannot be caught or do not end the process, SIGPIPE
+(Python ignores it) and the faults of the process itself."""
+
+
 @contextmanager
 def _signals_exit() -> Iterator[None]:
-    """Every signal whose default action ends the process (SIGTERM, SIGHUP, SIGQUIT,
-    SIGUSR1, SIGUSR2, SIGALRM) ends the command through ``SystemExit`` (128 + the signal),
-    so ``finally`` blocks run: the private copy of a revision, withheld files included, is
-    removed whatever ends the command (only SIGKILL cannot be caught; SIGINT raises
-    ``KeyboardInterrupt``, which runs them too)."""
+    """Every other signal (SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1/2, SIGALRM, SIGXCPU,
+    the real-time ones…) ends the command through ``SystemExit`` (128 + the signal), so
+    ``finally`` blocks run: the private copy of a revision, withheld files included, is
+    removed whatever ends the command; a second signal meanwhile cannot cut that short.
+    Only SIGKILL cannot be caught."""
     import signal
+    import threading
 
-    def stop(number: int, _frame: object) -> None:
-        raise SystemExit(128 + number)
-
-    names = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
-    wanted = [getattr(signal, name) for name in names if hasattr(signal, name)]
-    try:
-        before = {number: signal.signal(number, stop) for number in wanted}
-    except ValueError:  # not the main thread: signals are not ours to take
+    if threading.current_thread() is not threading.main_thread():  # signals are not ours
         yield
         return
+    stopping: list[int] = []
+
+    def stop(number: int, _frame: object) -> None:
+        if not stopping:  # the first ends the command; later ones wait for its clean-up
+            stopping.append(number)
+            raise SystemExit(128 + number)
+
+    before: dict[int, Any] = {}
+    for number in sorted(int(valid) for valid in signal.valid_signals()):
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"SIG{number}"  # a real-time signal
+        if name in _DEFAULT_KEPT:
+            continue
+        try:
+            before[number] = signal.signal(number, stop)
+        except (OSError, ValueError):  # reserved by the C library
+            continue
     try:
         yield
     finally:

@@ -337,8 +337,11 @@ def test_sigterm_during_rev_removes_the_private_copy(tmp_path: Path) -> None:
     env = dict(os.environ, TMPDIR=str(private))
     command = [sys.executable, "-m", "ledger_context", "pack", "--rev", "HEAD", "--space", str(repo)]
     # Every signal whose default action ends the process (found by trying to break the
-    # product: SIGQUIT, SIGUSR1 and SIGALRM left the copy behind).
-    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM):
+    # product: SIGQUIT, SIGUSR1 and SIGALRM left the copy behind; so did, in a later round,
+    # product: SIGXCPU, SIGPROF, a real-time signal, and a second signal during the clean-up).
+    signals = [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM]
+    signals += [signal.SIGXCPU, signal.SIGPROF, signal.SIGRTMIN, signal.SIGINT]
+    for signum, then in [*((s, None) for s in signals), (signal.SIGTERM, signal.SIGINT)]:
         proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while not any(private.iterdir()) and proc.poll() is None and time.monotonic() < deadline:
@@ -346,5 +349,8 @@ def test_sigterm_during_rev_removes_the_private_copy(tmp_path: Path) -> None:
         assert proc.poll() is None, "the command ended before its private copy was seen"
         time.sleep(0.05)  # copying
         proc.send_signal(signum)
+        if then is not None:
+            time.sleep(0.0005)
+            proc.send_signal(then)
         assert proc.wait(30) == 128 + signum, signum
         assert list(private.iterdir()) == [], signum
