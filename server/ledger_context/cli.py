@@ -892,8 +892,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if action == "verify":
         checked, bad = audit.verify(path, args.head)
         rows, chains, anchored = audit.chain_counts(path)
-        for problem in bad:
-            print(f"mismatch: {problem}", file=sys.stderr)
+        from .reader.paths import printable_text
+
+        for problem in bad:  # it may quote an edited cell: never raw on the terminal
+            print(f"mismatch: {printable_text(problem)}", file=sys.stderr)
         if missing := audit.arguments_not_kept(path):
             print(
                 f"note: the whole arguments of {_count(missing, 'row', 'rows')} are not in the log, only "
@@ -980,7 +982,7 @@ def audit_table(records: list[CallRecord]) -> str:
     from .reader.paths import printable_text
 
     header = ("time", "client", "call", "sha256", "bytes", "commit", "dirty", "served")
-    rows = [header]
+    rows: list[tuple[str, ...]] = [header]
     for r in records:
         # what a client says of itself reaches the operator's terminal: never raw
         name, version = (
@@ -992,10 +994,11 @@ def audit_table(records: list[CallRecord]) -> str:
         digest = r.document_sha256 if document else r.sha256
         size = r.document_bytes if document else r.bytes
         served = printable_text(f"refused: {r.refused}" if r.refused is not None else r.served or "-")
-        rows.append((
-            r.time, client, r.call, (digest or "-")[:16], "-" if size is None else str(size),
-            (r.commit or "-")[:12], dirty, served,
-        ))  # fmt: skip
+        values = (
+            r.time, client, r.call, str(digest or "-")[:16], "-" if size is None else str(size),
+            str(r.commit or "-")[:12], dirty, served,
+        )  # fmt: skip
+        rows.append(tuple(printable_text(str(value)) for value in values))  # an edited cell, too
     widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
     lines = []
     for row in rows:

@@ -247,6 +247,34 @@ def test_a_text_cell_that_is_not_utf8_is_an_edited_row_named_and_shown_escaped(
     assert "\x1b" not in listed and "\\udcff\\u001b[2J" in listed
 
 
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        ("seq = 'abc'", "row 1: edited (its position in the chain is not a number)"),
+        ("seq = X'00'", "row 1: edited (its position in the chain is not a number)"),
+        ("truncated = ''", "row 1: edited (its values do not give its hash)"),
+        ("truncated = X''", "row 1: edited (its values do not give its hash)"),
+        ("arguments_bytes = 'big'", "row 1: edited (its values do not give its hash)"),
+        ("call = 'x' || char(27) || '[2J'", "row 1: edited (its values do not give its hash)"),
+    ],
+)
+def test_a_cell_edited_to_another_type_is_named_and_list_still_lists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: str, named: str
+) -> None:
+    # Found by trying to break the product: a text seq stopped verify (exit 2), an empty
+    # truncated passed as 0, a text arguments_bytes stopped list, and an edited call
+    # reached the terminal raw.
+    path = tmp_path / "audit.sqlite3"
+    write(path, (record("good"), "good"), (record("also good"), "also good")).close()
+    with sqlite3.connect(path) as db:
+        db.execute(f"UPDATE calls SET {edit} WHERE id = 1")
+    assert main(["audit", "verify", "--audit", str(path)]) == 1
+    assert f"mismatch: {named}\n" in capsys.readouterr().err
+    assert main(["audit", "list", "--audit", str(path)]) == 0
+    listed = capsys.readouterr().out
+    assert len(listed.splitlines()) == 3 and "\x1b" not in listed
+
+
 @pytest.mark.parametrize("command", ["verify", "list"])
 def test_a_log_whose_tables_were_changed_is_named_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str

@@ -643,8 +643,12 @@ def list_calls(path: Path, space: str | None = None, since: str | None = None) -
 
 
 def _whole_arguments(db: sqlite3.Connection, record: CallRecord) -> CallRecord:
-    if record.arguments_bytes is None or record.arguments_bytes <= len(record.arguments.encode("utf-8")):
-        return record
+    if (
+        type(record.arguments_bytes) is not int
+        or not isinstance(record.arguments, str)
+        or record.arguments_bytes <= len(record.arguments.encode("utf-8", "surrogateescape"))
+    ):
+        return record  # nothing more was kept, or the row was edited (verify names it)
     row = db.execute("SELECT body FROM packs WHERE sha256 = ?", (record.arguments_sha256,)).fetchone()
     data = _decompressed(row[0]) if row is not None else None
     if data is None or hashlib.sha256(data).hexdigest() != record.arguments_sha256:
@@ -655,7 +659,9 @@ def _whole_arguments(db: sqlite3.Connection, record: CallRecord) -> CallRecord:
 def _as_recorded(values: dict[str, Any]) -> CallRecord:
     """A row read back as the :class:`CallRecord` it was written from (SQLite has no bool)."""
     for name in ("truncated", "dirty"):
-        values[name] = None if values[name] is None else bool(values[name])
+        value = values[name]
+        if type(value) is int and value in (0, 1):  # as written; an edited value stays as it is,
+            values[name] = bool(value)  # so its row's hash names the edit
     return CallRecord(**values)
 
 
@@ -785,6 +791,9 @@ def _verify_chains(db: sqlite3.Connection) -> list[str]:
                 bad.extend(chain.breaks(links, anchors.get(current)))
             current, links = record["chain"], []
         stored = _as_recorded(record)
+        if type(stored.seq) is not int:
+            bad.append(f"row {row_id}: edited (its position in the chain is not a number)")
+            continue  # the row after it names the gap too
         links.append(chain.Link(row_id, stored.seq, stored.prev_hash, stored.row_hash, astuple(stored)[:-1]))
     if current is not None:
         bad.extend(chain.breaks(links, anchors.get(current)))
