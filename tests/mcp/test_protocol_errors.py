@@ -115,3 +115,15 @@ def test_a_long_or_unprintable_method_or_uri_comes_back_short_and_escaped() -> N
     assert len(error["message"]) < 600 and len(error["data"]["uri"]) <= 300
     assert not any(c in error["message"] + error["data"]["uri"] for c in "\x1b\u202e")
     assert server.close()[0] == 0
+
+
+class _Counts(BaseModel):
+    counts: dict[str, int]
+
+
+def test_a_field_named_by_the_client_is_said_back_short_and_escaped() -> None:
+    with pytest.raises(ValidationError) as raised:
+        _Counts.model_validate({"counts": {"\x1b[2J" + "k" * 100: "x"}})
+    said = invalid_params("tools/call", raised.value)
+    assert said.startswith('invalid params of tools/call: counts."\\u001b[2Jkkk')
+    assert "\x1b" not in said and len(said) < 200

@@ -62,7 +62,8 @@ def _echo(text: str, limit: int) -> str:
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(part)[:_LOC_CHARS] for part in loc) or "params"
+    """A field's place; a part may be a key the client chose: cut and escaped."""
+    return ".".join(printable_text(str(part)[:_LOC_CHARS]) for part in loc) or "params"
 
 
 def invalid_params(method: str, error: ValidationError) -> str:
@@ -71,7 +72,7 @@ def invalid_params(method: str, error: ValidationError) -> str:
     found = error.errors(include_input=False, include_url=False, include_context=False)
     said = "; ".join(f"{_where(e['loc'])}: {e['msg']}" for e in found[:_FIELD_ERRORS])
     more = f" (and {len(found) - _FIELD_ERRORS} more)" if len(found) > _FIELD_ERRORS else ""
-    return f"invalid params of {method[:_LOC_CHARS]}: {said}{more}"
+    return f"invalid params of {printable_text(method[:_LOC_CHARS])}: {said}{more}"
 
 
 async def explain_protocol_errors(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -100,9 +101,8 @@ async def explain_protocol_errors(ctx: ServerRequestContext[Any, Any], call_next
         if error.code != INVALID_PARAMS:
             raise
         if error.message == _SDK_BARE and not error.data:  # the SDK's gate before initialize
-            raise MCPError(
-                code=INVALID_PARAMS, message=NOT_INITIALIZED.format(method=method[:_LOC_CHARS])
-            ) from None
+            shown = printable_text(method[:_LOC_CHARS])
+            raise MCPError(code=INVALID_PARAMS, message=NOT_INITIALIZED.format(method=shown)) from None
         if method == "resources/read" and error.message.startswith("Unknown resource: "):
             uri = _echo(error.message.removeprefix("Unknown resource: "), _URI_CHARS)
             raise MCPError(code=INVALID_PARAMS, message=UNKNOWN_RESOURCE + uri, data={"uri": uri}) from None
