@@ -269,3 +269,23 @@ def test_a_withheld_documents_problems_show_only_its_path_and_severity(ledger: L
     secret = [p for p in gated.problems if p.path.endswith("secret.md")]
     assert secret and all((p.message, p.line, p.column) == (WITHHELD_PROBLEM, None, None) for p in secret)
     assert any(p.path.endswith("open.md") and "MM/DD/YYYY" in p.message for p in gated.problems)
+
+
+def test_bytes_read_under_a_ceiling_counts_only_what_it_lets_through(ledger: Ledger) -> None:
+    """Spec §7/§8: a withheld source is treated as if it did not exist. Counting its bytes
+    would tell a client its size, and every edit of it (found by breaking the product)."""
+    files = {
+        "findings/open.md": doc(status="current", slug="open"),
+        "findings/secret.md": doc(status="current", slug="secret", data_class="restricted"),
+        "decisions/broken.md": "---\nstatus: [accepted\n---\n",
+    }
+    space = ledger(files)
+    sizes = {path: len(text.encode("utf-8")) for path, text in files.items()}
+    assert explain(build_context(space), "full").metrics.bytes_read == sum(sizes.values())
+    gated = explain(build_context(space, max_data_class="internal"), "full")
+    # a skipped file's class is not known, so under a ceiling it is not counted either
+    assert gated.metrics.bytes_read == sizes["findings/open.md"]
+    (space / ".ledger" / "findings" / "secret.md").write_text(files["findings/secret.md"] + "more\n")
+    again = explain(build_context(space, max_data_class="internal"), "full")
+    assert again.metrics.bytes_read == gated.metrics.bytes_read
+    assert f"Bytes read: {gated.metrics.bytes_read} " in budget_text(gated)

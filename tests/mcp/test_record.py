@@ -200,7 +200,7 @@ async def test_document_reads_show_the_document_and_refused_reads_their_reason(
         assert (row.document_sha256, row.document_bytes) == (digest, len(finding.encode()))
     assert rows[3].refused == (
         "withheld document: .ledger/findings/secret.md is withheld by the data-class ceiling "
-        "internal; the documents in the pack can be read, e.g. .ledger/findings/f.md"
+        "internal; the documents in the pack can be read; e.g. .ledger/findings/f.md"
     )
     assert rows[4].refused is not None and rows[4].refused.startswith("unknown document: no ledger document")
     assert rows[5].refused is not None and "no '..'" in rows[5].refused

@@ -42,6 +42,18 @@ def _rss_mib(pid: int) -> float:
     return int(line.split()[1]) / 1024
 
 
+def _wait_until_steady(sent: list[int], steady: float = 2.0, limit: float = 60.0) -> None:
+    """Wait until the count in ``sent`` has not moved for ``steady`` seconds (at most ``limit``)."""
+    deadline = time.monotonic() + limit
+    last, since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        if sent[0] != last:
+            last, since = sent[0], time.monotonic()
+        elif last > 0 and time.monotonic() - since >= steady:
+            return
+        time.sleep(0.1)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_client_that_never_reads_stops_the_reading_and_memory_stays_bounded() -> None:
     proc = subprocess.Popen(
@@ -65,7 +77,7 @@ def test_a_client_that_never_reads_stops_the_reading_and_memory_stays_bounded() 
 
     threading.Thread(target=send, daemon=True).start()
     try:
-        time.sleep(3)
+        _wait_until_steady(sent)  # a loaded machine starts the server late
         early = (sent[0], _rss_mib(proc.pid))
         time.sleep(5)
         late = (sent[0], _rss_mib(proc.pid))

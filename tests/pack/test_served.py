@@ -85,7 +85,7 @@ def test_a_withheld_document_names_a_document_that_can_be_read() -> None:
         served_text(build, withheld)
     assert str(refused.value) == (
         f"withheld document: {withheld} is withheld by the data-class ceiling internal; "
-        "the documents in the pack can be read, e.g. .ledger/harnesses/triage-harness-v3.md"
+        "the documents in the pack can be read; e.g. .ledger/harnesses/triage-harness-v3.md"
     )
     assert served_text(build, ".ledger/harnesses/triage-harness-v3.md")
 
@@ -178,3 +178,26 @@ def test_served_document_gives_the_body_a_build_from_the_index_does_not_hold(
     (space / PATH).write_text(TEXT + "The body!\n", encoding="utf-8")  # same size, same inode
     with pytest.raises(DocumentChangedError, match="changed since the pack was built; call again"):
         served_document(build, PATH)
+
+
+def test_an_error_names_only_a_path_this_ledger_can_serve(ledger: Callable[[Files], Path]) -> None:
+    """The README promises errors that name a valid path: never one of another ledger
+    (found by breaking the product: a fixed example path was named when the pack held
+    only agents.md)."""
+    agents = "# Agents\n\nRead the ledger.\n"
+    space = ledger({"agents.md": agents, "findings/f.md": doc(status="current", data_class="confidential")})
+    build = build_context(space, max_data_class="internal")
+    with pytest.raises(DocumentWithheldError) as withheld:
+        served_text(build, ".ledger/findings/f.md")
+    assert str(withheld.value).endswith("e.g. .ledger/agents.md")
+    with pytest.raises(DocumentNotFoundError) as missing:
+        served_text(build, ".ledger/findings/none.md")
+    assert str(missing.value).endswith("e.g. .ledger/agents.md")
+    empty = build_context(
+        ledger({"findings/f.md": doc(status="current", data_class="confidential")}), max_data_class="internal"
+    )
+    for path in (".ledger/findings/f.md", ".ledger/findings/none.md", "../x.md"):
+        with pytest.raises((DocumentWithheldError, DocumentNotFoundError)) as error:
+            served_text(empty, path)
+        assert "0007-use-jwt" not in str(error.value)
+        assert "the pack holds no document to read" in str(error.value), path

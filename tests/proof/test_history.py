@@ -352,5 +352,7 @@ def test_sigterm_during_rev_removes_the_private_copy(tmp_path: Path) -> None:
         if then is not None:
             time.sleep(0.0005)
             proc.send_signal(then)
-        assert proc.wait(30) == 128 + signum, signum
+        # Two signals pending at once are handled in signal-number order (SIGINT first):
+        # either may end the command, and the copy must be gone whichever did.
+        assert proc.wait(30) in {128 + signum, 128 + (then or signum)}, signum
         assert list(private.iterdir()) == [], signum

@@ -90,7 +90,9 @@ class Metrics:
 
     utilisation: float = field(metadata=_described("Pack bytes / cap bytes"))
     dropped_block_rate: float = field(metadata=_described("Dropped blocks / candidate blocks (0 if none)"))
-    bytes_read: int = field(metadata=_described("Bytes of the ledger's files read"))
+    bytes_read: int = field(
+        metadata=_described("Bytes of the ledger's files read (under a ceiling: those it lets through)")
+    )
     read_to_pack_ratio: float | None = field(
         metadata=_described("bytes_read / pack bytes (null for an empty pack)")
     )
@@ -230,6 +232,16 @@ class Explanation:
         default_factory=list,
         metadata=_described("Per tokenizer counting the pack over the cap: the largest cap that fits"),
     )
+
+
+def _bytes_read(build: ContextBuild) -> int:
+    """The bytes of the ledger's files read; under a ceiling, of the documents it lets
+    through only (spec §7: a withheld source is as if it did not exist; its size, and so
+    every edit of it, would show here). A skipped file, whose class could not be read, is
+    not counted under a ceiling either: it fails closed."""
+    if build.ceiling is None:
+        return build.ledger.bytes_read
+    return sum(d.size for d in build.ledger.documents if not build.is_withheld(d.path))
 
 
 def _blob_ids(build: ContextBuild) -> dict[str, str | None]:
@@ -386,6 +398,7 @@ def explain(build: ContextBuild, detail: Detail = "brief", *, wait: bool = True)
     withheld_by_kind = Counter(d.kind for d in build.selection.withheld)
     severity_counts = Counter(p.severity for p in ledger.problems)
     candidates = len(budgeted.blocks)
+    bytes_read = _bytes_read(build)
     measured = list(measure(budgeted.pack, budgeted.tokens, sha256=budgeted.sha256, wait=wait))
     counted = [m.tokenizer for m in measured if m.tokens is not None]
     slices = _slices(budgeted) if full and counted else []
@@ -415,8 +428,8 @@ def explain(build: ContextBuild, detail: Detail = "brief", *, wait: bool = True)
         metrics=Metrics(
             utilisation=budgeted.pack_bytes / cap_bytes,
             dropped_block_rate=budgeted.dropped / candidates if candidates else 0.0,
-            bytes_read=ledger.bytes_read,
-            read_to_pack_ratio=ledger.bytes_read / budgeted.pack_bytes if budgeted.pack_bytes else None,
+            bytes_read=bytes_read,
+            read_to_pack_ratio=bytes_read / budgeted.pack_bytes if budgeted.pack_bytes else None,
         ),
         groups=_groups(budgeted, _measured_groups(slices, counted)),
         kinds=_kinds(build, withheld_by_kind),

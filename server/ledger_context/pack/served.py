@@ -14,9 +14,6 @@ from ..reader.ledger import parse_again, read_again
 from ..reader.walk import SourceFile
 from .build import ContextBuild
 
-EXAMPLE_PATH = ".ledger/decisions/0007-use-jwt.md"
-"""Named as an example when a build has no document to name."""
-
 
 def _shown(value: str) -> str:
     shown = repr(value)  # ASCII-safe for odd strings; cut so a huge value is not echoed
@@ -70,7 +67,7 @@ def _servable(build: ContextBuild, path: str) -> tuple[SourceFile, Document]:
     if not path or path.startswith("/") or "\0" in path or ".." in parts:
         raise DocumentNotFoundError(
             f"unknown document: {_shown(path)} is not a ledger document path: use a path "
-            f"relative to the space, as in the pack's title lines, with no '..', e.g. {_example(build)}"
+            f"relative to the space, as in the pack's title lines, with no '..'; {_example(build)}"
         )
     document = build.document(path)
     source = build.source_file(path)
@@ -82,16 +79,19 @@ def _servable(build: ContextBuild, path: str) -> tuple[SourceFile, Document]:
             )
         raise DocumentNotFoundError(
             f"unknown document: no ledger document at {_shown(path)}: use a path from the "
-            f"pack's title lines, e.g. {_example(build)}"
+            f"pack's title lines; {_example(build)}"
         )
     if build.is_withheld(path):
         raise DocumentWithheldError(
             f"withheld document: {path} is withheld by the data-class ceiling {build.ceiling}; "
-            f"the documents in the pack can be read, e.g. {_example(build)}"
+            f"the documents in the pack can be read; {_example(build)}"
         )
     return source, document
 
 
 def _example(build: ContextBuild) -> str:
-    """A path to name in an error: the first document the pack holds, not ``agents.md``."""
-    return next((s.path for s in build.sources() if not s.path.endswith("agents.md")), EXAMPLE_PATH)
+    """A path to name in an error: the first document the pack holds, ``agents.md`` only
+    when it holds no other; never a path this ledger cannot serve."""
+    paths = [source.path for source in build.sources()]
+    path = next((p for p in paths if not p.endswith("agents.md")), paths[0] if paths else None)
+    return f"e.g. {path}" if path is not None else "the pack holds no document to read"
