@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import types
@@ -534,6 +535,70 @@ def test_index_status_and_clear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert (
         _run(["index", "status", "--space", str(DEMO)], capsysbinary)[1] == b"index: off (LEDGER_INDEX=off)\n"
     )
+
+
+def test_index_clear_names_what_it_cannot_remove(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # Was "Error: cannot write the output (Is a directory)", status 2, naming no file.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main(["pack", "--space", str(DEMO)]) == 0
+    (index,) = (tmp_path / "cache" / "ledger-context").glob("*.index")
+    index.unlink()
+    index.mkdir()
+    (index / "kept").write_text("")
+    capsys.readouterr()
+    assert main(["index", "clear", "--space", str(DEMO)]) == 2
+    out, err = capsys.readouterr()
+    assert out == f"index: 0 index file(s) removed from {index.parent}\n"
+    assert err == f"Error: cannot remove {index.name} from {index.parent}: is a folder that is not empty\n"
+
+
+def test_index_clear_removes_the_index_of_a_ledger_that_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # An index holds what withheld documents parsed to: it must not outlive its ledger
+    # unless every other ledger's index goes too (--all).
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    space = write_ledger(tmp_path / "gone", {"agents.md": "# Agents\n"})
+    assert main(["pack", "--space", str(space)]) == 0
+    shutil.rmtree(space)
+    capsys.readouterr()
+    assert main(["index", "clear", "--space", str(space)]) == 0
+    assert capsys.readouterr().out.startswith("index: 1 index file(s) removed")
+    assert list((tmp_path / "cache" / "ledger-context").glob("*.index")) == []
+    assert main(["index", "clear", "--space", str(space)]) == 3  # nothing of it left: as before
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_index_status_of_an_index_removed_meanwhile_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # An index cleared by another process between its reading and its size: was "Error:
+    # cannot write the output (No such file or directory)".
+    import ledger_context.reader.index as index_module
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main(["pack", "--space", str(DEMO)]) == 0
+    load = index_module.load_index
+
+    def load_then_clear(*args: Any) -> Any:
+        loaded = load(*args)
+        index_module.clear_index(args[0], None)
+        return loaded
+
+    monkeypatch.setattr(index_module, "load_index", load_then_clear)
+    capsys.readouterr()
+    assert main(["index", "status", "--space", str(DEMO)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1] == "125 entries (removed since: the next command writes it anew)"
+
+
+def test_the_no_index_flag_wins_over_its_variable(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    # README: "A flag wins over its variable"; a bad LEDGER_INDEX failed even with --no-index.
+    monkeypatch.setenv("LEDGER_INDEX", "maybe")
+    assert main(["pack", "--space", str(DEMO), "--no-index"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_an_unknown_index_switch_is_refused(monkeypatch: pytest.MonkeyPatch, capsys) -> None:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from .pack.fit import CapAdvice
     from .proof.audit import CallRecord
     from .proof.provenance import HeadSource
-    from .reader.index import IndexOptions
+    from .reader.index import Cleared, IndexOptions
     from .reader.ledger import Ledger
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
@@ -447,14 +447,16 @@ def _options(args: argparse.Namespace) -> Settings:
 def _index_options(args: argparse.Namespace) -> IndexOptions | None:
     """Where the ledger index lives, ``None`` when --no-index or LEDGER_INDEX=off; the one
     place that knows the user cache folder (``$XDG_CACHE_HOME`` or the platform's own)."""
+    if getattr(args, "no_index", False) or getattr(args, "rev", None) is not None:
+        return None  # a flag wins over its variable; a revision is a private copy: nothing to keep
     raw = os.environ.get(INDEX_ENV)
     value = "on" if raw is None else raw.strip().casefold()
     if value not in INDEX_ENV_VALUES:
         raise InvalidArgumentError(
             f"{INDEX_ENV}: {(raw or '')[:40]!r} is not one of {', '.join(INDEX_ENV_VALUES)}"
         )
-    if getattr(args, "no_index", False) or value == "off" or getattr(args, "rev", None) is not None:
-        return None  # a revision is a private copy made for one command: nothing to keep
+    if value == "off":
+        return None
     import platformdirs
 
     from .reader.index import IndexOptions
@@ -935,25 +937,56 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
-    from .reader.index import clear_index, index_path, load_index, version_key
+    from .reader.index import index_path, load_index, version_key
 
     settings = _options(args)
     if settings.index is None:
         _write(f"index: off ({INDEX_ENV}=off)\n")
         return 0
     if args.action == "clear":
-        space = None if args.all else find_space(space_from_environment(args.space, os.environ))
-        removed = clear_index(settings.index, space)
-        _write(f"index: {removed} index file(s) removed from {display_path(settings.index.directory)}\n")
-        return 0
+        return _clear_index(args, settings.index)
     space = find_space(space_from_environment(args.space, os.environ))
     loaded = load_index(settings.index, space, version_key(settings.yaml))
     path = index_path(settings.index, space)
     state = f"{len(loaded.entries)} entries" if loaded.fault is None else f"not usable: {loaded.fault}"
-    size = path.stat().st_size if loaded.fault is None else 0
+    size = _size(path) if loaded.fault is None else 0
+    if loaded.fault is None and size is None:  # removed by another process meanwhile
+        state += " (removed since: the next command writes it anew)"
     _write(f"index: {display_path(path)}\n{state}" + (f", {size} bytes" if size else "") + "\n")
     _write(_postings_status(settings, space))
     return 0
+
+
+def _clear_index(args: argparse.Namespace, options: IndexOptions) -> int:
+    """``index clear``: this ledger's index (``--all``: every one). A ledger folder that is
+    gone still has its index removed: it holds what withheld documents parsed to."""
+    from .reader.index import clear_index
+
+    space: Path | None = None
+    if not args.all:
+        explicit = space_from_environment(args.space, os.environ)
+        try:
+            space = find_space(explicit)
+        except SpaceNotFoundError:
+            if explicit is None:
+                raise
+            gone = Path(os.path.abspath(os.path.expanduser(explicit)))
+            cleared = clear_index(options, gone)
+            if not cleared.removed and not cleared.failed:
+                raise  # nothing of it here either: say why the space was not found
+            return _cleared(cleared, options)
+    return _cleared(clear_index(options, space), options)
+
+
+def _cleared(cleared: Cleared, options: IndexOptions) -> int:
+    from .reader.paths import printable_text
+
+    folder = display_path(options.directory)
+    _write(f"index: {cleared.removed} index file(s) removed from {folder}\n")
+    for name, why in cleared.failed:  # a name in the folder may be anyone's: escaped
+        what = f"remove {printable_text(name)} from" if name else "clear"
+        print(f"Error: cannot {what} {folder}: {why}", file=sys.stderr)
+    return 2 if cleared.failed else 0
 
 
 def _postings_status(settings: Settings, space: Path) -> str:
@@ -966,8 +999,19 @@ def _postings_status(settings: Settings, space: Path) -> str:
         return "search postings: none yet (the first search writes them)\n"
     if fault is not None:
         return f"search postings: not usable: {fault} (the next search writes them anew)\n"
-    size = postings_path(settings.index, space).stat().st_size
-    return f"search postings: {len(stored)} document{'' if len(stored) == 1 else 's'}, {size} bytes\n"
+    size = _size(postings_path(settings.index, space))
+    held = f"{len(stored)} document{'' if len(stored) == 1 else 's'}"
+    if size is None:
+        return f"search postings: {held} (removed since: the next search writes them anew)\n"
+    return f"search postings: {held}, {size} bytes\n"
+
+
+def _size(path: Path) -> int | None:
+    """The size of ``path``, ``None`` when it is gone (another process cleared it)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 def _cell(text: str, width: int = 24) -> str:

@@ -275,11 +275,35 @@ def test_clear_removes_one_or_every_index(tmp_path: Path) -> None:
     options = IndexOptions(tmp_path / "cache")
     save_index(options, space, VERSION, [])
     save_index(options, other, VERSION, [])
-    assert clear_index(options, space) == 1
-    assert clear_index(options, space) == 0
-    assert clear_index(options, None) == 1
+    assert clear_index(options, space) == (1, [])
+    assert clear_index(options, space) == (0, [])
+    assert clear_index(options, None) == (1, [])
     assert (options.directory / "key").exists()  # the key stays: it is the user's
-    assert clear_index(IndexOptions(tmp_path / "none"), None) == 0
+    assert clear_index(IndexOptions(tmp_path / "none"), None) == (0, [])
+
+
+def test_clear_removes_an_empty_folder_squatting_on_the_name_and_names_what_it_cannot(tmp_path: Path) -> None:
+    # Found by breaking the product: a folder in the index's place kept the index from
+    # ever being written, and the command meant to fix it blamed standard output.
+    space = _space(tmp_path)
+    options = IndexOptions(tmp_path / "cache")
+    save_index(options, space, VERSION, [])
+    index = index_path(options, space)
+    index.unlink()
+    index.mkdir()
+    assert clear_index(options, space) == (1, [])
+    assert not index.exists()
+    index.mkdir()
+    (index / "kept").write_text("not ours to remove")
+    stray = options.directory / "other.index"
+    stray.mkdir()
+    (stray / "kept").write_text("nor this")
+    save_index(IndexOptions(options.directory), _space(tmp_path / "b"), VERSION, [])
+    removed, failed = clear_index(options, None)
+    assert removed == 1  # the other ledger's index went, past the folders that cannot
+    not_empty = "is a folder that is not empty"
+    assert failed == [(index.name, not_empty), ("other.index", not_empty)]
+    assert clear_index(options, space) == (0, [(index.name, not_empty)])
 
 
 def test_read_ledger_gives_the_same_ledger_from_entries(tmp_path: Path) -> None:

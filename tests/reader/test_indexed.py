@@ -290,8 +290,9 @@ def test_every_fault_reads_as_a_sentence_of_its_own(tmp_path: Path) -> None:
     assert _builds_the_same(space, folder).index == "rebuilt (the index file is writable by others)"
     folder.chmod(0o777)
     try:
-        assert _builds_the_same(space, folder).index.startswith(
-            "rebuilt (the cache folder is writable by others)"
+        # nothing was rebuilt: the folder can hold no index
+        assert _builds_the_same(space, folder).index == (
+            "not usable; not written (the cache folder is writable by others)"
         )
     finally:
         folder.chmod(0o700)
@@ -333,6 +334,31 @@ def test_a_read_only_index_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         == "used (3 of 4 files from the index); not written (cannot be written (Permission denied))"
     )
     assert is_fault(build.index)
+
+
+def test_a_cache_folder_that_cannot_be_made_is_not_called_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Was "created (there was none); not written (…)": it was not created.
+    space, _ = _fault_space(tmp_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    build = _builds_the_same(space, blocker / "cache")
+    made = "the cache folder cannot be made (Not a directory)"
+    assert build.index == f"not usable; not written ({made})"
+    assert is_fault(build.index)
+    blocker.unlink()
+    blocker.mkdir(0o500)  # a folder that cannot be written
+    if (
+        hasattr(os, "geteuid") and os.geteuid() == 0
+    ):  # root writes anywhere: refuse as a read-only mount would
+
+        def refuse(*args: object, **kwargs: object) -> None:
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(os, "makedirs", refuse)
+    build = _builds_the_same(space, blocker / "cache")
+    assert build.index == "none; not written (the cache folder cannot be made (Permission denied))"
 
 
 def test_an_index_locked_by_another_process(tmp_path: Path) -> None:

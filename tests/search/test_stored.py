@@ -158,7 +158,7 @@ def test_the_postings_hold_nothing_of_a_withheld_document(tmp_path: Path) -> Non
 def test_clearing_the_index_clears_the_postings(tmp_path: Path) -> None:
     space, folder = _space(tmp_path), tmp_path / "cache"
     _results(space, folder)
-    assert clear_index(IndexOptions(folder), space) == 2
+    assert clear_index(IndexOptions(folder), space) == (2, [])
     assert not postings_path(IndexOptions(folder), space).exists()
 
 

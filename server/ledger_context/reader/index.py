@@ -37,7 +37,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..model.classify import RANK
 from ..model.document import Document, FileResult
@@ -481,21 +481,50 @@ def trusted(
     return taken
 
 
-def clear_index(options: IndexOptions, space: Path | None) -> int:
-    """Remove the index of ``space`` (every index when ``None``); returns how many went."""
+class Cleared(NamedTuple):
+    """What :func:`clear_index` did: how many files went, and each it could not remove as
+    (name, why); the name is empty when the folder itself could not be listed."""
+
+    removed: int
+    failed: list[tuple[str, str]]
+
+
+def clear_index(options: IndexOptions, space: Path | None) -> Cleared:
+    """Remove the index of ``space`` and the postings beside it (every ledger's when
+    ``None``). An empty folder in a file's place goes too (it would keep the index from
+    ever being written); what cannot be removed is named, and the rest still goes."""
     if space is not None:
         index = index_path(options, space)
         targets = [index, index.with_suffix(POSTINGS_SUFFIX)]
     else:
         try:
-            targets = [p for p in options.directory.iterdir() if p.suffix in (".index", POSTINGS_SUFFIX)]
-        except OSError:
-            return 0
-    removed = 0
+            targets = sorted(
+                p for p in options.directory.iterdir() if p.suffix in (".index", POSTINGS_SUFFIX)
+            )
+        except FileNotFoundError:
+            return Cleared(0, [])
+        except OSError as exc:
+            return Cleared(0, [("", f"cannot be listed ({exc.strerror})")])
+    removed, failed = 0, list[tuple[str, str]]()
     for target in targets:
         try:
-            target.unlink()
+            _remove(target)
             removed += 1
         except FileNotFoundError:
             pass
-    return removed
+        except OSError as exc:
+            why = "is a folder that is not empty" if exc.errno == errno.ENOTEMPTY else exc.strerror
+            failed.append((target.name, why or "cannot be removed"))
+    return Cleared(removed, failed)
+
+
+def _remove(target: Path) -> None:
+    """Unlink ``target``; a folder in its place is removed only when empty."""
+    try:
+        target.unlink()
+    except IsADirectoryError:
+        target.rmdir()
+    except PermissionError:  # what some systems say for unlink of a folder
+        if not stat.S_ISDIR(os.lstat(target).st_mode):
+            raise
+        target.rmdir()

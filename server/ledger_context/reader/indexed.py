@@ -49,6 +49,18 @@ def _agrees(fresh: FileResult, entry: FileResult, blob_hash: str | None) -> bool
     return read == document
 
 
+def _unwritten(report: str, fault: str) -> str:
+    """The report of a build whose index could not be written: one that was neither created
+    nor rebuilt says so ("none", "not usable"), and a fault already said is not repeated."""
+    if report.startswith("created"):
+        return f"none; not written ({fault})"
+    if report == f"rebuilt ({fault})":
+        return f"not usable; not written ({fault})"
+    if report.startswith("rebuilt ("):
+        return f"not usable {report.removeprefix('rebuilt ')}; not written ({fault})"
+    return f"{report}; not written ({fault})"
+
+
 def is_fault(report: str | None) -> bool:
     """Whether an index report names a fault (the index was rebuilt or could not be written),
     which ``check`` shows; ``used`` and ``created`` go unsaid there."""
@@ -193,4 +205,4 @@ class IndexUse:
         if fault is None:
             self._in_step = cache.changes
         elif "not written" not in self.report:
-            self.report += f"; not written ({fault})"
+            self.report = _unwritten(self.report, fault)
