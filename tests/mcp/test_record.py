@@ -48,7 +48,7 @@ async def test_every_call_is_recorded_and_show_gives_the_exact_bytes_served_over
         explained = await client.call_tool("explain_budget", {})
         resource = await client.read_resource("ledger://pack")
         if mode == "legacy":
-            await client.get_prompt("start-task", {"task": "fix the bug"})
+            prompt = await client.get_prompt("start-task", {"task": "fix the bug"})
     served = [first.content[0].text, second.content[0].text]  # type: ignore[union-attr]
     assert served[0] != served[1]
     assert resource.contents[0].text == served[1]  # type: ignore[union-attr]
@@ -60,7 +60,18 @@ async def test_every_call_is_recorded_and_show_gives_the_exact_bytes_served_over
     calls = ["get_context", "get_context", "explain_budget", "resource ledger://pack"]
     assert [r["call"] for r in records] == calls + (["prompt start-task"] if mode == "legacy" else [])
     assert [r["sha256"] for r in records[:2]] == [_receipt(first)["sha256"], _receipt(second)["sha256"]]
-    assert records[1]["arguments"] == '{"detail": "full"}'
+    # every tool row holds the digest of the text its client got: the proof of an answer
+    # that is not the pack (found by breaking the product: a search row held only its hits)
+    answers = [first, second, explained]
+    for record, answer in zip(records, answers, strict=False):
+        text = "".join(c.text for c in answer.content).encode()  # type: ignore[union-attr]
+        digest = {"sha256": hashlib.sha256(text).hexdigest(), "bytes": len(text)}
+        assert json.loads(record["arguments"])["answer"] == digest
+    assert json.loads(records[1]["arguments"]).keys() == {"detail", "answer"}
+    if mode == "legacy":
+        text = prompt.messages[0].content.text.encode()  # type: ignore[union-attr]
+        digest = {"sha256": hashlib.sha256(text).hexdigest(), "bytes": len(text)}
+        assert json.loads(records[-1]["arguments"])["answer"] == digest
     for r in records:
         assert r["space"] == str(space) and r["cap_tokens"] == 6000 and r["ceiling"] is None
         assert r["client_name"] == "mcp" and r["client_version"]

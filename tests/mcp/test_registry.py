@@ -4,6 +4,8 @@ turned into tool errors, without calling either itself."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from pathlib import Path
 from typing import Annotated
@@ -84,8 +86,10 @@ async def test_a_registered_body_is_answered_recorded_and_its_errors_mapped(
     assert log.flush()
     log.close()
     rows = audit.list_calls(tmp_path / "audit.sqlite3")
+    hello = hashlib.sha256(b"hello").hexdigest()
     assert [(r.call, r.arguments, r.refused) for r in rows] == [  # refusals too, with their reason
-        ("echo", '{"word": "hello"}', None),
+        # an answer's row holds the digest of its text: "hello", 5 bytes
+        ("echo", json.dumps({"answer": {"bytes": 5, "sha256": hello}, "word": "hello"}), None),
         ("echo", '{"word": "refuse"}', "invalid word: say anything but 'refuse'"),
         ("echo", '{"word": "crash"}', "echo failed (KeyError); the server log has the details"),
     ]

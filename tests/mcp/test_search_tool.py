@@ -4,6 +4,7 @@ start-task prompt's hits."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -87,6 +88,8 @@ async def test_a_search_is_recorded_with_its_hits_paths_and_digests(tmp_path: Pa
     paths = [hit["path"] for hit in (result.structured_content or {})["hits"]]
     assert record["call"] == "search_ledger" and arguments["query"] == "jwt webhooks"
     assert arguments["hits"] == [{"path": path, "sha256": documents[path]} for path in paths]
+    text = result.content[0].text.encode()  # type: ignore[union-attr]
+    assert arguments["answer"] == {"sha256": hashlib.sha256(text).hexdigest(), "bytes": len(text)}
 
 
 async def test_the_start_task_prompt_adds_the_top_hits_after_the_pack() -> None:

@@ -5,6 +5,7 @@ token's subject and client (the ceiling that applied is the build's)."""
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import logging
 import os
 from typing import Any
@@ -124,6 +125,15 @@ def _call_record(
 
 
 _PID = os.getpid()
+
+
+def answer_digest(text: str) -> dict[str, Any]:
+    """What a row keeps of an answer's text: its SHA-256 and size in UTF-8 bytes, so that
+    the text a client holds can be proved to be the one served (a search's results, an
+    explanation, a page), in the row's chained arguments."""
+    data = text.encode("utf-8", "surrogatepass")
+    return {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
 
 REQUEST: contextvars.ContextVar[Context | None] = contextvars.ContextVar("ledger_request", default=None)
 """The request context of a resource read (static resources get none from the SDK)."""

@@ -24,7 +24,7 @@ from ..pack.build import ContextBuild
 from .catalogue import input_schema, output_schema
 from .error_map import tool_error
 from .ledgers import Ledgers
-from .record import Recorder
+from .record import Recorder, answer_digest
 
 RECEIPT_KEY = "ledger-context/receipt"
 """``_meta`` key of a tool's receipt; the registry adds ``audit_head``, its audit row's hash."""
@@ -46,6 +46,11 @@ class Answer:
 
 
 Body = Callable[..., Awaitable[Answer]]
+
+
+def _text_of(result: CallToolResult) -> str:
+    """The text a client's model reads of ``result``: its text blocks, in order."""
+    return "".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
 class ToolRegistry:
@@ -90,7 +95,7 @@ class ToolRegistry:
                     return refusal
                 head = self.recorder.record(
                     call=name,
-                    arguments=answer.arguments,
+                    arguments={**answer.arguments, "answer": answer_digest(_text_of(answer.result))},
                     build=answer.build,
                     ctx=kwargs.get(context),
                     served=answer.served,

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
@@ -17,7 +17,7 @@ from ..search.result import search_text, task_search
 from .access import build_for, searched, served_document
 from .error_map import mcp_error
 from .ledgers import Ledgers
-from .record import REQUEST, Recorder
+from .record import REQUEST, Recorder, answer_digest
 
 PACK_URI = "ledger://pack"
 DOCUMENT_TEMPLATE = "ledger://document/{+path}"
@@ -82,6 +82,7 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
         ctx: Context,
     ) -> str:
         hits = ""
+        recorded: dict[str, Any] | None = None
         try:
             build = await build_for(ledgers, None)
         except LedgerContextError as exc:
@@ -101,8 +102,7 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
                     call="prompt start-task", arguments={"task": task}, build=build, ctx=ctx, refused=str(exc)
                 )
                 raise mcp_error(exc) from None
-            arguments = {"task": task, "hits": searched(build, found) if found is not None else []}
-            recorder.record(call="prompt start-task", arguments=arguments, build=build, ctx=ctx)
+            recorded = {"task": task, "hits": searched(build, found) if found is not None else []}
             pack = build.pack
             if found is not None and found.hits:
                 hits = (
@@ -110,7 +110,7 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
                     "in the pack can be read with read_document):\n\n"
                     f"<search-hits>\n{search_text(found)}</search-hits>"
                 )
-        return (
+        text = (
             f"Task: {clean_text(task)}\n\n"
             "Below is the context pack of this repository's experiment ledger: "
             f"{pack_contents()}. Follow agents.md, respect accepted decisions, build on current "
@@ -118,3 +118,7 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
             "its title line) when its frontmatter is not enough.\n\n"
             f"<context-pack>\n{pack}</context-pack>{hits}"
         )
+        if recorded is not None:  # with the digest of the text, recorded once it is made
+            recorded["answer"] = answer_digest(text)
+            recorder.record(call="prompt start-task", arguments=recorded, build=build, ctx=ctx)
+        return text
