@@ -3,9 +3,14 @@ this issuer, unexpired, with known class scopes; the identity carries the ceilin
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import jwt
 import pytest
@@ -52,6 +57,17 @@ async def test_scp_lists_are_read_as_scopes(issuer: Issuer) -> None:
     token = issuer.token(RESOURCE, scope=None, scp=["ledger:public"])  # type: ignore[arg-type]
     access = await verifier(issuer).verify_token(token)
     assert access is not None and access.scopes == ["ledger:public"]
+
+
+async def test_scopes_are_separated_by_spaces_only_and_scp_adds_to_scope(issuer: Issuer) -> None:
+    # RFC 6749 §3.3: scopes are separated by U+0020 alone. A no-break space read as a
+    # separator granted restricted; scp beside scope was ignored (found by breaking the product).
+    check = verifier(issuer)
+    joined = issuer.token(RESOURCE, scope="ledger:public\u00a0ledger:restricted")
+    assert await check.verify_token(joined) is None
+    both = issuer.token(RESOURCE, scope="openid", scp=["ledger:public"])
+    access = await check.verify_token(both)
+    assert access is not None and access.scopes == ["openid", "ledger:public"]
 
 
 def _forged(issuer: Issuer, tmp_path: Path) -> dict[str, str]:
@@ -172,3 +188,73 @@ async def test_a_jwks_url_serves_its_rsa_keys_without_alg_to_ps_tokens_too(issue
                 assert await check.verify_token(_signed(issuer, algorithm)) is not None, algorithm
         finally:
             http.shutdown()
+
+
+def _serving(respond: Callable[[Any], None]) -> Any:
+    """A JWKS server on loopback whose GET is ``respond(handler)``, as a context manager."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Jwks(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            with contextlib.suppress(OSError):
+                respond(self)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    http = ThreadingHTTPServer(("127.0.0.1", 0), Jwks)
+    http.daemon_threads = True
+    threading.Thread(target=http.serve_forever, daemon=True).start()
+    return http
+
+
+def _trickle(handler: Any) -> None:  # a byte every 0.2 s, without end
+    handler.send_response(200)
+    handler.end_headers()
+    while True:
+        handler.wfile.write(b" ")
+        handler.wfile.flush()
+        time.sleep(0.2)
+
+
+def _huge(handler: Any) -> None:  # 64 MiB of a JSON string
+    handler.send_response(200)
+    handler.end_headers()
+    handler.wfile.write(b'{"keys": [], "x": "')
+    for _ in range(1024):
+        handler.wfile.write(b"a" * 65536)
+
+
+def _deep(handler: Any) -> None:
+    handler.send_response(200)
+    handler.end_headers()
+    handler.wfile.write(b"[" * 100_000 + b"]" * 100_000)
+
+
+@pytest.mark.parametrize("respond", [_trickle, _huge, _deep], ids=["trickle", "huge", "deep"])
+async def test_a_jwks_url_that_misbehaves_refuses_the_token_in_bounded_time_and_memory(
+    issuer: Issuer, respond: Callable[[Any], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by breaking the product: a JWKS trickled a byte at a time held every request
+    # (PyJWT's timeout is per read), a 2 GB one grew the server by gigabytes, and a deeply
+    # nested one failed every request with 500.
+    from ledger_context.mcp import auth
+
+    monkeypatch.setattr(auth, "JWKS_SECONDS", 1.0)
+    http = _serving(respond)
+    try:
+        url = f"http://127.0.0.1:{http.server_address[1]}/jwks.json"
+        check = JwtVerifier(AuthOptions(Issuer.URL, url, RESOURCE), None)
+        started = time.monotonic()
+        tracemalloc.start()
+        try:
+            assert await check.verify_token(issuer.token(RESOURCE)) is None
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert time.monotonic() - started < 5
+        assert peak < 16 * 1024 * 1024
+    finally:
+        http.shutdown()
+        http.server_close()

@@ -67,3 +67,19 @@ def test_a_scope_that_is_ledger_but_for_case_width_or_separator_is_refused(scope
 
 def test_other_scopes_beginning_with_the_same_letters_are_ignored() -> None:
     assert ceiling_of_scopes(["ledgers", "ledgerbook:read", "openid"], "internal") == "internal"
+
+
+# Found by breaking the product: these were ignored, so the token got the server's ceiling.
+@pytest.mark.parametrize(
+    "scope",
+    [
+        "\u200bledger:public",
+        "ledgers:public",
+        "urn:ledger:public",
+        "scope:ledger:public",
+        "ledger:public\u00a0x",
+    ],
+)
+def test_a_scope_naming_a_class_in_another_spelling_is_refused(scope: str) -> None:
+    with pytest.raises(InvalidArgumentError):
+        ceiling_of_scopes(["openid", scope], None)

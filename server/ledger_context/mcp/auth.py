@@ -14,8 +14,11 @@ whose ceiling filters that request's build.
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
+import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,15 +144,59 @@ class _UrlKeys:
         return _for_token(key, self._client.published.get(key.key_id), token)
 
 
+JWKS_SECONDS = 10.0
+"""The most one fetch of a JWKS URL may take, whole (PyJWT's own timeout is per read, so an
+endpoint sending a byte at a time held every request)."""
+
+MAX_JWKS_BYTES = 1024 * 1024
+"""The largest JWKS body read; a key set is a few kilobytes."""
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # a redirect is an error: the keys are where --auth-jwks says
+
+
 class _Client(jwt.PyJWKClient):
-    """PyJWT's JWKS client, keeping the keys as published (whether each names its ``alg``)."""
+    """PyJWT's JWKS client (its cache, rotation and refetch cooldown), fetching within
+    :data:`JWKS_SECONDS` and :data:`MAX_JWKS_BYTES` (``fetch_data`` is PyJWT's documented
+    point to override), and keeping the keys as published (whether each names its ``alg``)."""
 
     published: dict[object, dict[str, Any]] = {}  # noqa: RUF012  # replaced, never mutated
 
     def fetch_data(self) -> Any:
-        data = super().fetch_data()
+        deadline = time.monotonic() + JWKS_SECONDS
+        try:
+            request = urllib.request.Request(url=self.uri, headers=self.headers)
+            opener = urllib.request.build_opener(_NoRedirect())
+            with opener.open(request, timeout=min(self.timeout, JWKS_SECONDS)) as response:
+                body = _read_within(response, deadline)
+        except (OSError, http.client.HTTPException) as exc:  # URLError and timeouts are OSError
+            raise jwt.PyJWKClientConnectionError(f"cannot fetch the JWKS: {str(exc)[:200]}") from None
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            raise jwt.PyJWKClientError("the JWKS URL did not answer a JSON key set") from None
+        if not isinstance(data, dict):
+            raise jwt.PyJWKClientError("the JWKS URL did not answer a JSON object")
         self.published = _jwks_by_kid(data)
         return data
+
+
+def _read_within(response: Any, deadline: float) -> bytes:
+    """The body of ``response``, or ``TimeoutError`` past ``deadline`` and ``OSError`` past
+    :data:`MAX_JWKS_BYTES`: read a piece at a time (``read1``), so neither a slow nor a
+    huge answer holds the server."""
+    pieces: list[bytes] = []
+    size = 0
+    while piece := response.read1(65536):
+        size += len(piece)
+        if size > MAX_JWKS_BYTES:
+            raise OSError(f"the answer is larger than {MAX_JWKS_BYTES} bytes")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no whole answer within {JWKS_SECONDS:g} s")
+        pieces.append(piece)
+    return b"".join(pieces)
 
 
 class JwtVerifier:
@@ -169,6 +216,9 @@ class JwtVerifier:
             ceiling_of_scopes(scopes, self.server_ceiling)  # a misspelt class scope: refused
         except (jwt.PyJWTError, InvalidArgumentError, ValueError) as exc:
             logger.info("ledger-context: refused a bearer token: %s", str(exc)[:200])
+            return None
+        except Exception:  # a fault of ours or of the key set: refused (401), never a 500
+            logger.exception("ledger-context: refused a bearer token: its check failed")
             return None
         return AccessToken(
             token=token,
@@ -195,15 +245,21 @@ class JwtVerifier:
 
 
 def _scopes(claims: dict[str, Any]) -> list[str]:
-    """The token's scopes: ``scope`` (RFC 9068, space-separated) or ``scp`` (a list)."""
-    scope = claims.get("scope")
-    if scope is None:
-        scope = claims.get("scp", "")
-    if isinstance(scope, str):
-        return scope.split()
-    if isinstance(scope, list) and all(isinstance(s, str) for s in scope):
-        return list(scope)
-    raise ValueError("the token's scope claim is neither a string nor a list of strings")
+    """The token's scopes: ``scope`` (RFC 9068: separated by U+0020 alone, RFC 6749 §3.3,
+    so no other space joins or splits a scope) and ``scp`` (a list, or such a string), both
+    read when both are there: a scope in either counts, so neither can hide one."""
+    found: list[str] = []
+    for name in ("scope", "scp"):
+        value = claims.get(name)
+        if value is None:
+            continue
+        if isinstance(value, str):
+            found += [scope for scope in value.split(" ") if scope]
+        elif isinstance(value, list) and all(isinstance(s, str) for s in value):
+            found += value
+        else:
+            raise ValueError(f"the token's {name} claim is neither a string nor a list of strings")
+    return found
 
 
 def identity_of(request: Any, server_ceiling: str | None) -> Identity | None:

@@ -59,7 +59,16 @@ _SEPARATORS = frozenset(":_-./ ")
 
 
 def _near_miss(scope: str) -> bool:
-    """True if ``scope`` reads ``ledger`` then a separator (or nothing) once case and width
-    are folded: meant as a data-class scope, but misspelt."""
-    folded = unicodedata.normalize("NFKC", scope[:64]).casefold()
-    return folded.startswith("ledger") and (len(folded) == 6 or folded[6] in _SEPARATORS)
+    """True if ``scope``, once case and width are folded and every character a scope cannot
+    hold is dropped (RFC 6749 §3.3: printable ASCII but ``"`` and ``\\``), reads ``ledger``
+    then a separator (or nothing), or names ``ledger`` and ends in a class name after a
+    separator (``urn:ledger:public``, ``ledgers:public``): meant as a data-class scope, but
+    misspelt."""
+    folded = "".join(
+        c for c in unicodedata.normalize("NFKC", scope[:64]).casefold() if "!" <= c <= "~" and c not in '"\\'
+    )
+    if folded.startswith("ledger") and (len(folded) == 6 or folded[6] in _SEPARATORS):
+        return True
+    return "ledger" in folded and any(
+        folded.endswith(name) and folded[-len(name) - 1 : -len(name)] in _SEPARATORS for name in CLASSES
+    )
