@@ -409,6 +409,16 @@ def test_quick_path_is_linear_on_long_hostile_lines(text: str) -> None:
     assert time.perf_counter() - started < 2.0
 
 
+def test_a_plain_value_continued_on_many_lines_is_read_in_linear_time() -> None:
+    # Found by breaking the product: each continuation line copied the value so far, so a
+    # 2 MB value took 17 s (4 MB, 65 s; the 10 MiB file limit, minutes).
+    text = "status: current\ntitle: a\n" + "  b\n" * 500_000
+    started = time.perf_counter()
+    mapping = quick_mapping(text)
+    assert time.perf_counter() - started < 5.0
+    assert mapping is not None and mapping["title"] == "a" + " b" * 500_000
+
+
 def _fixture_frontmatters() -> list[tuple[Path, str]]:
     found = []
     for path in sorted(FIXTURES.rglob("*.md")):

@@ -177,6 +177,7 @@ class _Reader:
         # The last ``KEY: plain`` line, which the next lines may continue: its mapping, key,
         # the mapping's indentation and the line after its indentation.
         self.plain: tuple[dict[str, Any], str, int, str] | None = None
+        self.continuation: list[str] = []  # the lines continuing it, not joined yet
 
     def scalar_line(self, width: int, rest: str) -> bool | None:
         """A line while a block scalar is open: True when it belongs to the scalar (or is a
@@ -241,9 +242,17 @@ class _Reader:
         last = self.plain
         if last is None or width <= last[2] or not plain or rest.rstrip(" ") != plain or " #" in last[3]:
             return False
-        mapping, key, _, _ = last
-        mapping[key] += " " + plain
+        self.continuation.append(plain)  # joined once (close_plain): linear in the lines
         return True
+
+    def close_plain(self) -> None:
+        """End the open plain value: its continuation lines joined to it, once."""
+        if self.continuation:
+            assert self.plain is not None
+            mapping, key = self.plain[:2]
+            mapping[key] = " ".join([mapping[key], *self.continuation])
+            self.continuation = []
+        self.plain = None
 
     def entry(self, width: int, dash: str, key: str, fields: tuple[str, str, str, str], block: str) -> bool:
         """One ``- item``, ``- key: value`` or ``key: value`` line."""
@@ -290,6 +299,7 @@ class _Reader:
         return True
 
     def finish(self) -> dict[str, Any] | None:
+        self.close_plain()
         if self.scalar is not None:
             if not self.scalar_lines:
                 return None
@@ -358,6 +368,8 @@ def quick_load(frontmatter: str) -> tuple[dict[str, Any], list[tuple[int, int]]]
                 and type(top := containers[-1]) is dict
                 and len(indents) < MAX_QUICK_DEPTH
             ):
+                if reader.plain is not None:
+                    reader.close_plain()
                 if key in top:
                     reader.duplicates.append((number, width + 1))
                 if plain:
@@ -365,7 +377,6 @@ def quick_load(frontmatter: str) -> tuple[dict[str, Any], list[tuple[int, int]]]
                     reader.plain = (top, key, width, rest)
                 else:
                     top[key] = _flow_list(flow) if flow else _double(double)
-                    reader.plain = None
                 continue
         if reader.scalar is not None:
             taken = reader.scalar_line(width, rest)
@@ -377,7 +388,7 @@ def quick_load(frontmatter: str) -> tuple[dict[str, Any], list[tuple[int, int]]]
             return None
         if not dash and not key and reader.continued(width, rest, plain):
             continue
-        reader.plain = None
+        reader.close_plain()
         if not rest or rest[0] == "#":
             continue  # a blank line or a comment
         if reader.opened is not None and not reader.open_block(width, dash, key):
