@@ -149,6 +149,26 @@ def test_an_alias_bomb_loads_quickly_without_expanding() -> None:
     assert len(mapping) == 10
 
 
+@pytest.mark.parametrize("loader", ["libyaml", "python"])
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [("x: &b [*b]", 3), ("x: &b\n  k: *b", 3), ("x:\n  - &c [1, [*c]]", 4)],
+    ids=["sequence-holds-itself", "mapping-holds-itself", "nested"],
+)
+def test_an_alias_to_the_collection_that_holds_it_is_skipped_at_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loader: str, text: str, line: int
+) -> None:
+    # Found by breaking the product: "unexpected failure while reading (KeyError)", no line.
+    monkeypatch.setenv("LEDGER_CONTEXT_YAML", loader)
+    data = f"---\nstatus: current\n{text}\n---\n"
+    space = write_ledger(tmp_path / "space", {"findings/f.md": data, "harnesses/ok.md": ACTIVE_HARNESS})
+    result = build_context(space)
+    (problem,) = assert_skipped(result, ".ledger/findings/f.md")
+    assert problem.line == line, problem
+    assert "alias" in problem.message and "unexpected" not in problem.message
+    assert result.pack == harness("ok", H + "ok.md", "status: active")
+
+
 N = 100_000
 
 

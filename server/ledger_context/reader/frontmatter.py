@@ -236,12 +236,14 @@ def _collection_children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def _too_deep(root: yaml.Node) -> yaml.Node | None:
-    """A collection deeper than :data:`MAX_NESTING` below ``root`` (level 1), or ``None``.
+def _too_deep(root: yaml.Node) -> tuple[yaml.Node, bool] | None:
+    """A collection deeper than :data:`MAX_NESTING` below ``root`` (level 1), with whether
+    it is held by an alias cycle (a collection holding itself, which is endlessly deep), or
+    ``None``.
 
     Only mappings and sequences add a level (spec §2). Heights are computed once per
     node without recursion, so aliases count where they are used and a deep text costs
-    linear time; an alias cycle counts as too deep.
+    linear time.
     """
     import yaml
 
@@ -256,13 +258,15 @@ def _too_deep(root: yaml.Node) -> yaml.Node | None:
         children = [c for c in _collection_children(node) if isinstance(c, yaml.CollectionNode)]
         pending = [c for c in children if id(c) not in heights]
         if pending and id(node) not in expanding:
-            if any(id(c) in expanding for c in pending):
-                return node  # an alias to an enclosing collection
+            if any(id(c) in expanding or c is node for c in pending):
+                return node, True  # an alias to an enclosing collection, or to itself
             expanding.add(id(node))
             stack.extend(pending)
             continue
         expanding.discard(id(node))
         stack.pop()
+        if any(id(c) not in heights for c in children):
+            return node, True  # a child still open: it holds this collection
         heights[id(node)] = 1 + max((heights[id(c)] for c in children), default=0)
     if not isinstance(root, yaml.CollectionNode) or heights[id(root)] <= MAX_NESTING:
         return None
@@ -271,7 +275,7 @@ def _too_deep(root: yaml.Node) -> yaml.Node | None:
         children = [c for c in _collection_children(node) if isinstance(c, yaml.CollectionNode)]
         node = max(children, key=lambda c: heights[id(c)])
         level += 1
-    return node
+    return node, False
 
 
 class _LoaderMixin:
@@ -284,10 +288,14 @@ class _LoaderMixin:
     duplicates: list[DuplicateKey]
 
     def construct_document(self, node: yaml.Node) -> Any:
-        deep = _too_deep(node)
-        if deep is not None:
+        found = _too_deep(node)
+        if found is not None:
+            deep, cycle = found
             raise FrontmatterError(
-                f"frontmatter is nested more than {MAX_NESTING} levels deep (flatten it)",
+                "an alias (*name) stands for a collection that holds it, which is endlessly deep "
+                "(write the value out)"
+                if cycle
+                else f"frontmatter is nested more than {MAX_NESTING} levels deep (flatten it)",
                 deep.start_mark.line + 1,
                 deep.start_mark.column + 1,
             )
