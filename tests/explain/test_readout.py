@@ -39,6 +39,17 @@ def test_repeats_past_the_limit_are_summed_up_counting_the_selected_ones() -> No
     assert lines[-1] == "0 errors, 23 warnings, 0 info"
 
 
+def test_repeats_in_few_documents_are_counted_as_problems_in_documents() -> None:
+    # Found by breaking the product: 21 duplicate keys in one finding read "21 documents".
+    problems = [Problem("a", "warning", "key given twice", line) for line in range(2, 24)]
+    problems += [Problem("b", "warning", "key given twice", 2)]
+    lines = problems_text(problems, selected=frozenset({"a"})).splitlines()
+    assert lines[-2] == (
+        "warning 23 times in 2 documents, 1 of them selected: key given twice "
+        "(20 listed above; check --json lists every one)"
+    )
+
+
 def test_brief_text_of_the_demo_is_short() -> None:
     _, text = brief_readout(explain(build_context(FIXTURES / "demo"), "full"))
     assert len(text.encode("utf-8")) < 2048

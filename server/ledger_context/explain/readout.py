@@ -344,26 +344,36 @@ def problems_text(problems: list[Problem], selected: frozenset[str] = frozenset(
     Past the first :data:`SUMMARY_AFTER` problems with one message, the rest are left out
     and one line sums them up, counting those among ``selected`` paths (the documents
     whose status selects them), and repeats the message whole:
-    ``3,780 documents, 12 of them selected: undated: ...``.
+    ``3,780 documents, 12 of them selected: undated: ...`` (``N times in M documents`` when
+    a document has the problem more than once).
     """
     by_message: Counter[tuple[str, str]] = Counter((p.severity, p.message) for p in problems)
     shown: Counter[tuple[str, str]] = Counter()
-    among_selected: Counter[tuple[str, str]] = Counter()
+    paths: dict[tuple[str, str], set[str]] = {}
     lines = []
     for p in problems:
         kind = (p.severity, p.message)
         shown[kind] += 1
-        among_selected[kind] += p.path in selected
+        if by_message[kind] > SUMMARY_AFTER:
+            paths.setdefault(kind, set()).add(p.path)
         if shown[kind] <= SUMMARY_AFTER:
             lines.append(f"{p.severity:<7} {p.location()}: {p.message}")
     for (severity, message), total in by_message.items():
         if total <= SUMMARY_AFTER:
             continue
-        among = among_selected[(severity, message)]
+        documents = paths[(severity, message)]
+        among = len(documents & selected)
+        # A message met more than once in a document (a key given twice, twice) counts
+        # its times and its documents apart.
+        counted = (
+            f"{total:,} documents"
+            if total == len(documents)
+            else f"{total:,} times in {len(documents):,} document{'' if len(documents) == 1 else 's'}"
+        )
         # The message is repeated whole, after the counts: cut or rewritten, it can
         # read as another fault (a message holds ": " of its own).
         lines.append(
-            f"{severity:<7} {total:,} documents, {among:,} of them selected: {message} "
+            f"{severity:<7} {counted}, {among:,} of them selected: {message} "
             f"({SUMMARY_AFTER} listed above; check --json lists every one)"
         )
     lines.append(_counts(Counter(p.severity for p in problems)))
