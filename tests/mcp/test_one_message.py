@@ -55,3 +55,24 @@ async def test_one_message_reaches_the_app_whole() -> None:
 async def test_a_body_longer_than_the_limit_is_refused_as_too_large() -> None:
     status, body = await _post([b"{" + b" " * 100, b""])
     assert status == 413 and json.loads(body)["error"]["code"] == TOO_LARGE
+
+
+@pytest.mark.parametrize("rid", ['{"x":1}', "true", "1.5", "null", "[1]"])
+async def test_a_request_whose_id_is_no_string_or_integer_gets_the_stdio_answer(rid: str) -> None:
+    # Found by breaking the product: the SDK answered 202 and an empty body (a tools/call
+    # was silently dropped); stdio answers -32600.
+    status, body = await _post([b'{"jsonrpc":"2.0","id":' + rid.encode() + b',"method":"ping"}', b""])
+    assert status == 400
+    assert json.loads(body) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": INVALID_REQUEST, "message": 'invalid request: "id" must be a string or an integer'},
+    }
+
+
+async def test_a_response_or_notification_reaches_the_app_whatever_its_id() -> None:
+    for one in (
+        b'{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}',
+        b'{"jsonrpc":"2.0","method":"n"}',
+    ):
+        assert await _post([one, b""]) == (200, one)
