@@ -42,8 +42,10 @@ PYTEST := $(BIN)/pytest --basetemp="$$(mktemp -d "$${TMPDIR:-/tmp}/ledger-contex
 
 # Never installs anything but the venv: a test needing chromium or Node skips, naming the
 # target below that installs it (under CI it fails instead; .ci/run installs both first).
+# One worker per core (pytest-xdist): most of the suite's time is real servers and clients
+# started as processes, which one core cannot overlap.
 pytest: $(STAMP)
-	$(PYTEST)
+	$(PYTEST) -n auto
 
 ## quick: the working loop: the suite without the slow tests (marker slow), no lint, one
 ## worker per core (pytest-xdist)
@@ -84,7 +86,7 @@ PURE_YAML_TESTS := tests/model tests/reader tests/pack tests/explain tests/searc
 	tests/test_reference.py tests/test_properties.py tests/test_yaml_loaders.py tests/test_search_determinism.py
 
 pytest-pure-yaml: $(STAMP)
-	LEDGER_CONTEXT_YAML=python $(PYTEST) $(PURE_YAML_TESTS)
+	LEDGER_CONTEXT_YAML=python $(PYTEST) -n auto $(PURE_YAML_TESTS)
 
 ## bench: the speed and memory benchmark; prints a table, writes bench/RESULTS.md
 bench: $(STAMP)

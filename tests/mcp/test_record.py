@@ -342,3 +342,7 @@ async def test_requests_refused_before_any_tool_or_prompt_ran_are_recorded(tmp_p
     )
     assert json.loads(rows[2].arguments) == {"arguments": {"a": 1}, "name": "no_such_tool"}
     assert audit.verify(log)[1] == []
+    # Each names the space it was refused on: `audit list --space` hid every refusal (found
+    # by breaking the product), and with it any probing of the server.
+    assert [r.space for r in rows] == [str(DEMO)] * 5
+    assert len(audit.list_calls(log, space=str(DEMO))) == 5

@@ -14,6 +14,7 @@ from urllib.request import url2pathname
 
 from mcp_types import ListRootsResult
 
+from ..model.errors import LedgerContextError
 from ..pack.build import ContextBuild, ContextBuilder
 from ..pack.changes import ServedPacks
 from ..pack.settings import Settings
@@ -73,6 +74,18 @@ class Ledgers:
             logger.info("ledger-context: using the space %s", display_path(space))
             self._logged = space
         return space
+
+    def space_named(self) -> Path | None:
+        """The space a request is taken to be about before it is built (a refused call's,
+        for the audit log): the one chosen last, else ``--space``; ``None`` if neither."""
+        if self._logged is not None:
+            return self._logged
+        if self.explicit_space is None:
+            return None
+        try:
+            return find_space(self.explicit_space)
+        except LedgerContextError:
+            return None
 
     def settings_now(self) -> Settings:
         """The settings of the request being answered: the server's cap, and the ceiling of

@@ -8,6 +8,8 @@ import contextvars
 import hashlib
 import logging
 import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import Context
@@ -29,8 +31,10 @@ class Recorder:
     waits for the disk (see :class:`~ledger_context.proof.audit.AuditLog`).
     """
 
-    def __init__(self, log: AuditLog | None) -> None:
+    def __init__(self, log: AuditLog | None, space: Callable[[], Path | None] | None = None) -> None:
         self.log = log
+        self.space = space
+        """The space a call refused before any build is about (``None``: unnamed)."""
 
     @property
     def state(self) -> str:
@@ -56,13 +60,17 @@ class Recorder:
         try:
             shown, size, digest, whole = bounded_arguments(arguments)
             return self.log.record(
-                _call_record(call, (shown, size, digest), build, ctx, served, refused),
+                _call_record(call, (shown, size, digest), build, ctx, served, refused, self._space_named()),
                 _pack(build, refused),
                 whole,
             )
         except Exception:  # recording must never fail the call it records
             logger.exception("ledger-context: could not record %s in the audit log", call)
             return None
+
+    def _space_named(self) -> str | None:
+        space = self.space() if self.space is not None else None
+        return display_path(space) if space is not None else None
 
 
 def _pack(build: ContextBuild | None, refused: str | None) -> str:
@@ -76,6 +84,7 @@ def _call_record(
     ctx: Context | None,
     served: Document | None,
     refused: str | None,
+    named: str | None = None,
 ) -> CallRecord:
     name, version, protocol = _client_of(ctx)
     identity = IDENTITY.get()
@@ -99,7 +108,7 @@ def _call_record(
     }
     if build is None or refused is not None:
         # A refused call served nothing: no pack figures, so none can hint at withheld text.
-        space = display_path(build.ledger.space) if build is not None else None
+        space = display_path(build.ledger.space) if build is not None else named
         return CallRecord(
             space=space, cap_tokens=None, ceiling=build.ceiling if build else None, sha256=None, bytes=None,
             tokens=None, truncated=None, dropped_blocks=None, commit=None, dirty=None, fingerprint=None,

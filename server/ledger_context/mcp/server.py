@@ -289,7 +289,7 @@ def create_server(
         extensions=[budget_apps()],
         middleware=[explain_protocol_errors],
     )
-    server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit), notifier
+    server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit, ledgers.space_named), notifier
     _serve_changes(server, notifier)
     tools = ToolRegistry(server, ledgers, server.recorder)
     register_tools(tools, lambda: notifier.watcher)
