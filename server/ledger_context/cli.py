@@ -26,7 +26,6 @@ from .model.errors import (
     InvalidArgumentError,
     InvalidCapError,
     LedgerContextError,
-    RevisionError,
     SpaceNotFoundError,
 )
 from .model.tokens import DEFAULT_CAP_TOKENS
@@ -477,7 +476,7 @@ def _space(args: argparse.Namespace) -> Iterator[tuple[Path, str, HeadSource | N
 
     with _signals_exit(), checkout(args.rev, explicit) as revision:
         if not holds_ledger(revision.space):  # a file, or a link to no folder, at REV
-            raise RevisionError(f"{revision.shown} holds a .ledger that is not a folder (at {args.rev})")
+            raise SpaceNotFoundError(f"{revision.shown} holds a .ledger that is not a folder (at {args.rev})")
         yield revision.space, revision.shown, revision.head
 
 

@@ -206,7 +206,8 @@ def test_unknown_revision_and_no_repository_are_clear_errors(
     (repo / "empty").mkdir()
     (repo / "empty" / "f").write_text("", encoding="utf-8")
     commit = commit_all(repo)
-    assert main(["check", "--rev", "HEAD", "--space", str(repo / "empty")]) == 2
+    # No ledger at the space is exit 3 with --rev as without (found by breaking the product)
+    assert main(["check", "--rev", "HEAD", "--space", str(repo / "empty")]) == 3
     assert (
         f"no .ledger in {os.path.realpath(repo)}/empty at revision HEAD ({commit[:12]})"
         in capsys.readouterr().err
@@ -220,7 +221,7 @@ def test_a_ledger_that_is_no_folder_at_the_revision_is_named(
     os.symlink("README.md", repo / ".ledger")
     (repo / "README.md").write_text("not a ledger\n", encoding="utf-8")
     commit = commit_all(repo)
-    assert main(["pack", "--rev", "HEAD", "--space", str(repo)]) == 2
+    assert main(["pack", "--rev", "HEAD", "--space", str(repo)]) == 3  # as a work tree's
     shown = f"{os.path.realpath(repo)}@{commit}"
     assert f"Error: {shown} holds a .ledger that is not a folder (at HEAD)" in capsys.readouterr().err
 

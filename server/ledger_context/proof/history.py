@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from ..model.errors import RevisionError
+from ..model.errors import RevisionError, SpaceNotFoundError
 from ..reader.space import LEDGER_DIR
 from ..reader.walk import MAX_FILE_BYTES
 from .provenance import FixedHead, Head, TreeEntry, git
@@ -384,7 +384,7 @@ def checkout(rev: str, explicit_space: str | None, cwd: Path | None = None) -> I
         space_parts = wanted if explicit_space else _find_space(tree, wanted)
         if space_parts is None or tree.entry((*space_parts, b".ledger")) is None:
             where = os.path.join(repo, *map(os.fsdecode, space_parts if space_parts is not None else wanted))
-            raise RevisionError(f"no .ledger in {where} at revision {rev} ({commit[:12]})")
+            raise SpaceNotFoundError(f"no .ledger in {where} at revision {rev} ({commit[:12]})")
         root = os.path.realpath(temporary)
         writer = _Writer(tree, os.fsencode(root))
         resolver = _Resolver(tree, writer)
