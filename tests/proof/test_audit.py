@@ -3,6 +3,7 @@ private, pruned, verified, shared by two writers, and never in the way of a call
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -516,3 +517,22 @@ def test_a_log_that_cannot_be_opened_names_no_head_and_counts_each_record_at_onc
         assert log.state.endswith("(2 records not written)")
     finally:
         log.close()
+
+
+def test_show_of_a_documents_digest_says_the_log_keeps_packs_only(tmp_path: Path) -> None:
+    # audit list shows a read_document row's own digest; show of it said only "no pack"
+    # (found by breaking the product).
+    path = tmp_path / "audit.sqlite3"
+    digest = hashlib.sha256(b"the document").hexdigest()
+    read = dataclasses.replace(
+        record("pack A", call="read_document"), served=".ledger/findings/f.md", document_sha256=digest
+    )
+    write(path, (read, "pack A")).close()
+    with pytest.raises(audit.AuditError) as caught:
+        audit.pack_body(path, digest[:12])
+    assert str(caught.value) == (
+        f"{digest[:12]} is the SHA-256 of .ledger/findings/f.md as a call read it, not of a pack: "
+        "the log keeps packs only (the document's bytes are in its file, or in git at the row's commit)"
+    )
+    with pytest.raises(audit.AuditError, match="no pack with SHA-256 00000000"):
+        audit.pack_body(path, "00000000")

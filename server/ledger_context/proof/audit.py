@@ -687,6 +687,19 @@ def pack_body(path: Path, sha256: str) -> bytes:
             "SELECT sha256, body FROM packs WHERE sha256 >= ? AND sha256 <= ? LIMIT 2",
             (prefix, prefix + "g"),
         ).fetchall()
+        read = (
+            None
+            if rows
+            else db.execute(
+                "SELECT served FROM calls WHERE document_sha256 >= ? AND document_sha256 <= ? LIMIT 1",
+                (prefix, prefix + "g"),
+            ).fetchone()
+        )
+    if read is not None and isinstance(read[0], str):  # audit list shows a document row's own digest
+        raise AuditError(
+            f"{prefix} is the SHA-256 of {printable_text(read[0])} as a call read it, not of a pack: the log "
+            "keeps packs only (the document's bytes are in its file, or in git at the row's commit)"
+        )
     if not rows:
         raise AuditError(f"no pack with SHA-256 {prefix} in {path} (ledger-context audit list shows them)")
     if len(rows) > 1:
