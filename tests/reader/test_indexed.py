@@ -310,20 +310,25 @@ def test_a_symbolic_link_to_another_file_in_place_of_the_index(tmp_path: Path) -
     assert not path.is_symlink() and other.read_bytes().startswith(MAGIC)
 
 
+def _refused_for_root(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> bool:
+    """Root writes anywhere: as root, ``owner.name`` is made to refuse as on a read-only mount.
+    Whether it was made to."""
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return False
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(owner, name, refuse)
+    return True
+
+
 def test_a_read_only_index_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     space, folder = _fault_space(tmp_path)
     (space / ".ledger/findings/g.md").write_text("---\nstatus: open\n---\n", encoding="utf-8")
     age(space / ".ledger/findings/g.md")
     index_path(IndexOptions(folder), space).chmod(0o400)  # a read-only file is read, and replaced
-    if (
-        hasattr(os, "geteuid") and os.geteuid() == 0
-    ):  # root writes anywhere: refuse as a read-only mount would
-
-        def refuse(*args: object, **kwargs: object) -> None:
-            raise PermissionError(13, "Permission denied")
-
-        monkeypatch.setattr(tempfile, "mkstemp", refuse)
-    else:
+    if not _refused_for_root(monkeypatch, tempfile, "mkstemp"):
         folder.chmod(0o500)
     try:
         build = _builds_the_same(space, folder)
@@ -349,14 +354,7 @@ def test_a_cache_folder_that_cannot_be_made_is_not_called_created(
     assert is_fault(build.index)
     blocker.unlink()
     blocker.mkdir(0o500)  # a folder that cannot be written
-    if (
-        hasattr(os, "geteuid") and os.geteuid() == 0
-    ):  # root writes anywhere: refuse as a read-only mount would
-
-        def refuse(*args: object, **kwargs: object) -> None:
-            raise PermissionError(13, "Permission denied")
-
-        monkeypatch.setattr(os, "makedirs", refuse)
+    _refused_for_root(monkeypatch, os, "makedirs")
     build = _builds_the_same(space, blocker / "cache")
     assert build.index == "none; not written (the cache folder cannot be made (Permission denied))"
 
