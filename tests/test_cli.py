@@ -569,6 +569,12 @@ def test_index_clear_removes_the_index_of_a_ledger_that_is_gone(
     assert list((tmp_path / "cache" / "ledger-context").glob("*.index")) == []
     assert main(["index", "clear", "--space", str(space)]) == 3  # nothing of it left: as before
     assert "does not exist" in capsys.readouterr().err
+    write_ledger(space, {"agents.md": "# Agents\n"})
+    assert main(["pack", "--space", str(space)]) == 0
+    shutil.rmtree(space)
+    capsys.readouterr()
+    assert main(["index", "clear", "--space", str(space / ".ledger")]) == 0  # named as a live one may be
+    assert capsys.readouterr().out.startswith("index: 1 index file(s) removed")
 
 
 def test_index_status_of_an_index_removed_meanwhile_says_so(

@@ -33,7 +33,7 @@ from .model.values import Record
 from .pack.build import ContextBuild, ContextBuilder
 from .pack.settings import Settings, make_settings
 from .reader.frontmatter import yaml_options
-from .reader.space import display_path, find_space, holds_ledger, space_from_environment
+from .reader.space import LEDGER_DIR, display_path, find_space, holds_ledger, space_from_environment
 
 if TYPE_CHECKING:
     from .pack.fit import CapAdvice
@@ -970,6 +970,8 @@ def _clear_index(args: argparse.Namespace, options: IndexOptions) -> int:
             if explicit is None:
                 raise
             gone = Path(os.path.abspath(os.path.expanduser(explicit)))
+            if gone.name == LEDGER_DIR:  # the .ledger folder names its space, as find_space reads it
+                gone = gone.parent
             cleared = clear_index(options, gone)
             if not cleared.removed and not cleared.failed:
                 raise  # nothing of it here either: say why the space was not found

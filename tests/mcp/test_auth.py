@@ -209,6 +209,13 @@ def _serving(respond: Callable[[Any], None]) -> Any:
     return http
 
 
+def _slow_headers(handler: Any) -> None:  # the status line and headers a byte every 0.2 s
+    for byte in b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Padding: " + b"x" * 200:
+        handler.wfile.write(bytes([byte]))
+        handler.wfile.flush()
+        time.sleep(0.2)
+
+
 def _trickle(handler: Any) -> None:  # a byte every 0.2 s, without end
     handler.send_response(200)
     handler.end_headers()
@@ -232,7 +239,9 @@ def _deep(handler: Any) -> None:
     handler.wfile.write(b"[" * 100_000 + b"]" * 100_000)
 
 
-@pytest.mark.parametrize("respond", [_trickle, _huge, _deep], ids=["trickle", "huge", "deep"])
+@pytest.mark.parametrize(
+    "respond", [_slow_headers, _trickle, _huge, _deep], ids=["slow-headers", "trickle", "huge", "deep"]
+)
 async def test_a_jwks_url_that_misbehaves_refuses_the_token_in_bounded_time_and_memory(
     issuer: Issuer, respond: Callable[[Any], None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -258,3 +267,44 @@ async def test_a_jwks_url_that_misbehaves_refuses_the_token_in_bounded_time_and_
     finally:
         http.shutdown()
         http.server_close()
+
+
+async def test_a_key_removed_from_the_jwks_is_refused_once_the_set_is_fetched_again(tmp_path: Path) -> None:
+    # Found by breaking the product: PyJWT's per-kid key cache never expires, so a key the
+    # issuer had withdrawn stayed trusted until the server restarted.
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    old, new = Issuer(tmp_path / "one", kid="k1"), Issuer(tmp_path / "two", kid="k2")
+    published = [old.jwks]
+
+    def serve(handler: Any) -> None:
+        body = json.dumps(published[-1]).encode()
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    http = _serving(serve)
+    try:
+        url = f"http://127.0.0.1:{http.server_address[1]}/jwks.json"
+        check = JwtVerifier(AuthOptions(Issuer.URL, url, RESOURCE), None)
+        assert await check.verify_token(old.token(RESOURCE)) is not None
+        published.append(new.jwks)  # the issuer rotates: k1 withdrawn
+        assert await check.verify_token(new.token(RESOURCE)) is not None  # an unknown kid: fetched again
+        assert await check.verify_token(old.token(RESOURCE)) is None
+    finally:
+        http.shutdown()
+        http.server_close()
+
+
+def test_a_kid_published_twice_is_the_key_pyjwt_verifies_with(issuer: Issuer) -> None:
+    # Found by breaking the product: the first entry of a repeated kid was taken as the
+    # key's published form even when PyJWT skips it (an encryption key), so a valid token
+    # was refused.
+    from ledger_context.mcp.auth import _jwks_by_kid
+
+    signing = issuer.jwks["keys"][0]
+    encryption = {**signing, "use": "enc", "n": signing["n"][::-1]}
+    broken = {"kty": "RSA", "kid": signing["kid"]}
+    published = _jwks_by_kid({"keys": [encryption, broken, signing]})
+    assert published == {signing["kid"]: signing}

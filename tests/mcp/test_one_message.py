@@ -57,11 +57,13 @@ async def test_a_body_longer_than_the_limit_is_refused_as_too_large() -> None:
     assert status == 413 and json.loads(body)["error"]["code"] == TOO_LARGE
 
 
+@pytest.mark.parametrize("key", ["id", "\\u0069d"])
 @pytest.mark.parametrize("rid", ['{"x":1}', "true", "1.5", "null", "[1]"])
-async def test_a_request_whose_id_is_no_string_or_integer_gets_the_stdio_answer(rid: str) -> None:
+async def test_a_request_whose_id_is_no_string_or_integer_gets_the_stdio_answer(rid: str, key: str) -> None:
     # Found by breaking the product: the SDK answered 202 and an empty body (a tools/call
-    # was silently dropped); stdio answers -32600.
-    status, body = await _post([b'{"jsonrpc":"2.0","id":' + rid.encode() + b',"method":"ping"}', b""])
+    # was silently dropped); stdio answers -32600. The key may be written escaped.
+    body = '{"jsonrpc":"2.0","' + key + '":' + rid + ',"method":"ping"}'
+    status, body = await _post([body.encode(), b""])
     assert status == 400
     assert json.loads(body) == {
         "jsonrpc": "2.0",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import http.client
 import json
 import logging
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -41,12 +42,18 @@ _RSA_ALGORITHMS = frozenset(a for a in ALGORITHMS if a[:2] in ("RS", "PS"))
 
 
 def _jwks_by_kid(data: object) -> dict[object, dict[str, Any]]:
-    """The JWKS's keys as published, by ``kid`` (the first of a repeated one, as PyJWT picks)."""
+    """The JWKS's signing keys as published, by ``kid``: the first of a repeated one among
+    those PyJWT verifies with (it skips encryption keys and keys it cannot read)."""
     keys = data.get("keys") if isinstance(data, dict) else None
     found: dict[object, dict[str, Any]] = {}
     for jwk in keys if isinstance(keys, list) else ():
-        if isinstance(jwk, dict):
-            found.setdefault(jwk.get("kid"), jwk)
+        if not isinstance(jwk, dict) or jwk.get("use") not in (None, "sig") or jwk.get("kid") in found:
+            continue
+        try:
+            jwt.PyJWK(jwk)
+        except (jwt.PyJWTError, ValueError, TypeError, KeyError):
+            continue
+        found[jwk.get("kid")] = jwk
     return found
 
 
@@ -137,7 +144,9 @@ class _UrlKeys:
     unknown ``kid``, so the issuer can rotate keys)."""
 
     def __init__(self, url: str) -> None:
-        self._client = _Client(url, cache_keys=True, lifespan=300, timeout=10)
+        # No per-kid cache (cache_keys): PyJWT's never expires, so a key the issuer withdrew
+        # stayed trusted; the key set itself is kept 300 s and fetched again for a new kid.
+        self._client = _Client(url, cache_keys=False, lifespan=300, timeout=10)
 
     def key_for(self, token: str) -> jwt.PyJWK:
         key = self._client.get_signing_key_from_jwt(token)
@@ -164,15 +173,27 @@ class _Client(jwt.PyJWKClient):
 
     published: dict[object, dict[str, Any]] = {}  # noqa: RUF012  # replaced, never mutated
 
+    _fetching: threading.Thread | None = None
+
     def fetch_data(self) -> Any:
+        # Fetched in a thread waited for JWKS_SECONDS at most: a read's timeout bounds each
+        # read, not the status line and headers sent a byte at a time. A fetch still running
+        # (its peer stalling) is not joined by another: at most one such thread.
+        if self._fetching is not None and self._fetching.is_alive():
+            raise jwt.PyJWKClientConnectionError("cannot fetch the JWKS: the last fetch has not ended")
         deadline = time.monotonic() + JWKS_SECONDS
-        try:
-            request = urllib.request.Request(url=self.uri, headers=self.headers)
-            opener = urllib.request.build_opener(_NoRedirect())
-            with opener.open(request, timeout=min(self.timeout, JWKS_SECONDS)) as response:
-                body = _read_within(response, deadline)
-        except (OSError, http.client.HTTPException) as exc:  # URLError and timeouts are OSError
-            raise jwt.PyJWKClientConnectionError(f"cannot fetch the JWKS: {str(exc)[:200]}") from None
+        outcome: list[Any] = []
+        fetching = threading.Thread(target=self._fetch, args=(deadline, outcome), daemon=True)
+        self._fetching = fetching
+        fetching.start()
+        fetching.join(JWKS_SECONDS)
+        if not outcome:
+            raise jwt.PyJWKClientConnectionError(
+                f"cannot fetch the JWKS: no whole answer within {JWKS_SECONDS:g} s"
+            )
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        body: bytes = outcome[0]
         try:
             data = json.loads(body)
         except (ValueError, RecursionError):
@@ -181,6 +202,17 @@ class _Client(jwt.PyJWKClient):
             raise jwt.PyJWKClientError("the JWKS URL did not answer a JSON object")
         self.published = _jwks_by_kid(data)
         return data
+
+    def _fetch(self, deadline: float, outcome: list[Any]) -> None:
+        try:
+            request = urllib.request.Request(url=self.uri, headers=self.headers)
+            opener = urllib.request.build_opener(_NoRedirect())
+            with opener.open(request, timeout=min(self.timeout, JWKS_SECONDS)) as response:
+                outcome.append(_read_within(response, deadline))
+        except (OSError, http.client.HTTPException) as exc:  # URLError and timeouts are OSError
+            outcome.append(jwt.PyJWKClientConnectionError(f"cannot fetch the JWKS: {str(exc)[:200]}"))
+        except Exception as exc:  # anything else: the token is refused, never a 500
+            outcome.append(jwt.PyJWKClientConnectionError(f"cannot fetch the JWKS ({type(exc).__name__})"))
 
 
 def _read_within(response: Any, deadline: float) -> bytes:

@@ -53,7 +53,7 @@ def _fault(body: bytes) -> str | None:
     start = body.lstrip(_WHITESPACE)[:1]
     if start == b"[":
         return NO_BATCHES
-    if start != b"{" or b'"id"' not in body:
+    if start != b"{":
         return None
     try:
         message = json.loads(body)
