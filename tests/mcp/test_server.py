@@ -69,6 +69,15 @@ async def test_every_description_of_the_pack_states_the_kind_table() -> None:
             {},
             'read_document needs the argument path (a string), e.g. "path": ".ledger/decisions/0007-use-jwt.md"',
         ),
+        *(  # coerced by pydantic's lax mode before (found by breaking the product)
+            (
+                "read_document",
+                {"path": DECISION, "offset": offset},
+                f"invalid offset {shown} for read_document: allowed values: a whole number from 0, "
+                'e.g. "offset": 0',
+            )
+            for offset, shown in ((True, "true"), ("40", '"40"'), (1.0, "1.0"))
+        ),
         (
             "read_document",
             {"path": DECISION, "offset": "x" * 100},

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import anyio.to_thread
@@ -108,7 +109,7 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
                 hits = (
                     "\n\nThe ledger documents that best match the task (search_ledger; those not "
                     "in the pack can be read with read_document):\n\n"
-                    f"<search-hits>\n{search_text(found)}</search-hits>"
+                    + fenced("search-hits", search_text(found))
                 )
         text = (
             f"Task: {clean_text(task)}\n\n"
@@ -116,9 +117,21 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
             f"{pack_contents()}. Follow agents.md, respect accepted decisions, build on current "
             "findings, and read a document in full with the tool read_document (the path in "
             "its title line) when its frontmatter is not enough.\n\n"
-            f"<context-pack>\n{pack}</context-pack>{hits}"
+            f"{fenced('context-pack', pack)}{hits}"
         )
         if recorded is not None:  # with the digest of the text, recorded once it is made
             recorded["answer"] = answer_digest(text)
             recorder.record(call="prompt start-task", arguments=recorded, build=build, ctx=ctx)
         return text
+
+
+def fenced(tag: str, text: str) -> str:
+    """``text`` between ``<tag>`` and ``</tag>``, the tag numbered (``tag-1``, ``tag-2``…)
+    when the text holds its closing form: no document can end the wrapper early and make
+    what follows read as if it came from outside. One pass over the text: linear."""
+    used = {number for number in re.findall(rf"</{tag}(?:-(\d{{1,9}}))?>", text)}
+    name = tag
+    if "" in used:
+        taken = {int(number) for number in used if number}
+        name = f"{tag}-{next(n for n in range(1, len(taken) + 2) if n not in taken)}"
+    return f"<{name}>\n{text}</{name}>"

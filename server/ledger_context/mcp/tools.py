@@ -75,7 +75,7 @@ class ExplainResult(RootModel[Brief | Explanation | PathAnswer]):
 PathArg = Annotated[
     str, Field(description="A pack title line's path, e.g. .ledger/decisions/0007-use-jwt.md, or its URI")
 ]
-OffsetArg = Annotated[int, Field(ge=0, description="0, or the offset a page named")]
+OffsetArg = Annotated[int, Field(ge=0, strict=True, description="0, or the offset a page named")]
 
 
 async def _tool_build(ledgers: Ledgers, roots: ListRootsResult | None, detail: Any = "brief") -> ContextBuild:
