@@ -17,6 +17,7 @@ from mcp import Client
 
 from conftest import FIXTURES, MODERN_META, server, text_of
 from ledger_context import build_context
+from ledger_context.mcp.stdio import MAX_IN_FLIGHT, OUTPUT_BYTES
 
 pytestmark = pytest.mark.anyio
 DEMO = FIXTURES / "demo"
@@ -75,15 +76,22 @@ def test_a_client_that_never_reads_stops_the_reading_and_memory_stays_bounded() 
                 proc.stdin.flush()
                 sent[0] = n + 1
 
+    # What may be taken at most: the answers that fit the output bound (each answer holds
+    # the pack), the requests in flight, and what the two pipes hold (64 KiB each on Linux).
+    request = len(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": call})) + 1
+    answer = len(build_context(FIXTURES / "demo").pack.encode())
+    bound = OUTPUT_BYTES // answer + MAX_IN_FLIGHT + 2 * 65536 // request + 2 * 65536 // answer
     threading.Thread(target=send, daemon=True).start()
     try:
         _wait_until_steady(sent)  # a loaded machine starts the server late
         early = (sent[0], _rss_mib(proc.pid))
         time.sleep(5)
         late = (sent[0], _rss_mib(proc.pid))
-        assert late[0] == early[0], f"the server went on reading: {early[0]} then {late[0]} requests"
+        # A server starved of CPU may pause and go on: bounded, whatever the machine's load
+        # (an exact stop was asserted before, and failed on loaded machines).
+        assert late[0] <= bound, f"the server went on reading: {late[0]} requests, more than {bound}"
         assert late[1] - early[1] < 10
-        for _ in range(early[0]):  # reading again, every request is answered
+        for _ in range(late[0]):  # reading again, every request sent is answered
             assert proc.stdout.readline().startswith(b'{"jsonrpc":"2.0","id":')
     finally:
         proc.kill()
