@@ -60,7 +60,10 @@ class Recorder:
         try:
             shown, size, digest, whole = bounded_arguments(arguments)
             return self.log.record(
-                _call_record(call, (shown, size, digest), build, ctx, served, refused, self._space_named()),
+                # the space is looked up only for a call with no build to name it
+                _call_record(
+                    call, (shown, size, digest), build, ctx, served, refused, self._space_named(build)
+                ),
                 _pack(build, refused),
                 whole,
             )
@@ -68,8 +71,10 @@ class Recorder:
             logger.exception("ledger-context: could not record %s in the audit log", call)
             return None
 
-    def _space_named(self) -> str | None:
-        space = self.space() if self.space is not None else None
+    def _space_named(self, build: ContextBuild | None) -> str | None:
+        if build is not None or self.space is None:
+            return None
+        space = self.space()
         return display_path(space) if space is not None else None
 
 
