@@ -50,14 +50,18 @@ class Recorder:
         ctx: Context | None,
         served: Document | None = None,
         refused: str | None = None,
+        answer: str | None = None,
     ) -> str | None:
         """Record ``call`` with ``arguments``, for the client of ``ctx``: answered from
         ``build`` with the pack, or with the document ``served``; or ``refused`` (the
-        reason; ``build`` ``None`` when there was none to answer from). The row's hash
-        (the receipt's ``audit_head``), or ``None`` when nothing was recorded."""
+        reason; ``build`` ``None`` when there was none to answer from). ``answer``, the
+        text the client got, is recorded by its digest (:func:`answer_digest`). The row's
+        hash (the receipt's ``audit_head``), or ``None`` when nothing was recorded."""
         if self.log is None:
-            return None
+            return None  # before any work: with the log off, a call costs nothing here
         try:
+            if answer is not None:
+                arguments = {**arguments, "answer": answer_digest(answer)}
             shown, size, digest, whole = bounded_arguments(arguments)
             return self.log.record(
                 # the space is looked up only for a call with no build to name it

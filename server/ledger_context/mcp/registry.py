@@ -24,7 +24,7 @@ from ..pack.build import ContextBuild
 from .catalogue import input_schema, output_schema
 from .error_map import tool_error
 from .ledgers import Ledgers
-from .record import Recorder, answer_digest
+from .record import Recorder
 
 RECEIPT_KEY = "ledger-context/receipt"
 """``_meta`` key of a tool's receipt; the registry adds ``audit_head``, its audit row's hash."""
@@ -95,10 +95,11 @@ class ToolRegistry:
                     return refusal
                 head = self.recorder.record(
                     call=name,
-                    arguments={**answer.arguments, "answer": answer_digest(_text_of(answer.result))},
+                    arguments=answer.arguments,
                     build=answer.build,
                     ctx=kwargs.get(context),
                     served=answer.served,
+                    answer=_text_of(answer.result),
                 )
                 receipt = (answer.result.meta or {}).get(RECEIPT_KEY)
                 if isinstance(receipt, dict):  # the client holds the row's hash: proof of the record

@@ -18,7 +18,7 @@ from ..search.result import search_text, task_search
 from .access import build_for, searched, served_document
 from .error_map import mcp_error
 from .ledgers import Ledgers
-from .record import REQUEST, Recorder, answer_digest
+from .record import REQUEST, Recorder
 
 PACK_URI = "ledger://pack"
 DOCUMENT_TEMPLATE = "ledger://document/{+path}"
@@ -120,8 +120,7 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
             f"{fenced('context-pack', pack)}{hits}"
         )
         if recorded is not None:  # with the digest of the text, recorded once it is made
-            recorded["answer"] = answer_digest(text)
-            recorder.record(call="prompt start-task", arguments=recorded, build=build, ctx=ctx)
+            recorder.record(call="prompt start-task", arguments=recorded, build=build, ctx=ctx, answer=text)
         return text
 
 
