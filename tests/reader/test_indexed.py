@@ -123,21 +123,34 @@ def _index_file(folder: Path) -> Path:
     return found
 
 
+def _as_lists(rows: list) -> list:
+    return [[row[0], list(row[1]), *row[2:4], None if row[4] is None else list(row[4])] for row in rows]
+
+
+def _as_tuples(rows: list) -> list:
+    return [(row[0], tuple(row[1]), *row[2:4], None if row[4] is None else tuple(row[4])) for row in rows]
+
+
 def _remac(folder: Path, edit) -> None:
     """Edit the index body and sign it again with the user's key (who can read the key is
-    the user: the served blocks are still read afresh)."""
+    the user: the served blocks are still read afresh). ``edit`` gets the body with its
+    entries as lists, and then each build summary's rows the same way (``entries``)."""
     path = _index_file(folder)
     data = path.read_bytes()
     body = marshal.loads(data[len(MAGIC) + 65 :])
     # Rows are tuples; each is edited as lists, then made tuples again.
-    body["entries"] = [
-        [row[0], list(row[1]), *row[2:4], None if row[4] is None else list(row[4])] for row in body["entries"]
-    ]
+    body["entries"] = _as_lists(marshal.loads(body["entries"]))
     edit(body)
-    body["entries"] = [
-        (row[0], tuple(row[1]), *row[2:4], None if row[4] is None else tuple(row[4]))
-        for row in body["entries"]
-    ]
+    body["entries"] = marshal.dumps(_as_tuples(body["entries"]))
+    for key, (blocks, withheld, rows, figures) in (body["build"] or {"builds": {}})["builds"].items():
+        summary = {
+            "entries": _as_lists(rows),
+            "written_ns": body["written_ns"],
+            "build": body["build"],
+            "summary": key,
+        }
+        edit(summary)
+        body["build"]["builds"][key] = (blocks, withheld, _as_tuples(summary["entries"]), figures)
     raw = marshal.dumps(body)
     key, _ = user_key(folder, create=False)
     assert key is not None
@@ -216,6 +229,8 @@ def test_a_stale_entry_is_read_afresh_before_it_is_served(tmp_path: Path) -> Non
         for entry in body["entries"]:
             entry[1][4] = now.st_ctime_ns
         body["written_ns"] = now.st_ctime_ns + 10_000_000_000
+        files = body["build"]["walk"][0]  # the last build's walk, summarized: made to match
+        files[:] = [(*f[:2], (*f[2][:4], now.st_ctime_ns), f[3]) for f in files]
 
     _remac(tmp_path / "cache", same_ctime)
     texts, build = _outputs(space, settings)
@@ -395,8 +410,8 @@ def test_the_index_deleted_mid_build(tmp_path: Path, monkeypatch: pytest.MonkeyP
     age(space / ".ledger/evals/e.md")
     load = index_module.load_index
 
-    def load_then_delete(*args: object) -> index_module.Loaded:
-        loaded = load(*args)  # type: ignore[arg-type]
+    def load_then_delete(*args: object, **named: bool) -> index_module.Loaded:
+        loaded = load(*args, **named)  # type: ignore[arg-type]
         index_path(IndexOptions(folder), space).unlink()
         return loaded
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import time
 from bisect import bisect_left
+from functools import partial
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ from .settings import DEFAULT_SETTINGS, Settings, make_settings
 
 if TYPE_CHECKING:  # provenance asks git: imported when a build asks it (pack never does)
     from ..proof.provenance import HeadSource, Provenance
-    from ..reader.indexed import IndexUse
+    from ..reader.indexed import IndexUse, SummaryKey
 
 
 class ContextBuild:
@@ -262,6 +263,9 @@ class ContextBuilder:
             index = self._index = IndexUse(settings.index, self.space, settings.yaml, cache.racy_ns)
         if index is None or cache is None:
             return (*self._select_budget(walk, blob_hash, cache, None), None)
+        key = (settings.ceiling, settings.undeclared_class, blob_hash)
+        if (summarized := self._from_summary(walk, blob_hash, cache, index, key)) is not None:
+            return (*summarized, index.report)
         index.prime(cache, walk, blob_hash)
         try:
             ledger, selection, budgeted = self._select_budget(walk, blob_hash, cache, index)
@@ -273,8 +277,43 @@ class ContextBuilder:
                 raise
             index.distrust(cache)
             ledger, selection, budgeted = self._select_budget(walk, blob_hash, cache, index)
-        index.save(cache)
+        blocks = [(block.group, block.document.path) for block in selection.blocks]
+        index.save(cache, ledger, key, blocks, [d.path for d in selection.withheld])
         return ledger, selection, budgeted, index.report
+
+    def _from_summary(
+        self, walk: Walk, blob_hash: str | None, cache: DocumentCache, index: IndexUse, key: SummaryKey
+    ) -> tuple[Ledger, Selection, Budgeted] | None:
+        """A new builder's first build, when the index summarizes the last build of this
+        very walk with these settings: its selection as kept, every document it serves
+        read afresh first (spec §1); ``None`` (and nothing kept of the attempt) when there
+        is no such summary, a fresh read disagrees, or it holds a value no read gives."""
+        summary = index.summary(walk, key)
+        if summary is None:
+            return None
+        settings, fresh = self.settings, dict[str, FileResult]()
+        withholds = partial(is_withheld, ceiling=settings.ceiling, undeclared=settings.undeclared_class)
+        try:
+            # The kept selection must be what these documents select: a summary whose rows
+            # say otherwise (signed by a holder of the key) is not used.
+            if any(withholds(d.data_class) for _, d in summary.blocks) or not all(
+                withholds(d.data_class) for d in summary.withheld
+            ):
+                raise ValueError("a summary at odds with its documents")
+            blocks = [Block(group, document, render(document)) for group, document in summary.blocks]
+            lacking = [block.document for block in blocks if lacks_frontmatter(block.document)]
+            if not index.verify(lacking, walk, cache, fresh, blob_hash):
+                selection = _completed_selection(Selection(blocks, summary.withheld), index.completed)
+                budgeted = apply_budget(selection.blocks, settings.cap_tokens)
+                served = [outcome.block.document for outcome in budgeted.blocks if outcome.kept_bytes]
+                if not index.verify(served, walk, cache, fresh, blob_hash):
+                    chosen = [block.document for block in selection.blocks] + selection.withheld
+                    ledger = index.summarized_ledger(self.space, walk, summary, chosen, blob_hash)
+                    return ledger, selection, budgeted
+        except (LookupError, ValueError, TypeError, AttributeError):
+            pass  # a value no read gives: the build is made from the entries, which say so
+        index.drop_summary(cache)
+        return None
 
     def _select_budget(
         self, walk: Walk, blob_hash: str | None, cache: DocumentCache | None, index: IndexUse | None
@@ -307,16 +346,23 @@ class ContextBuilder:
 def _completed(ledger: Ledger, selection: Selection, fresh: dict[str, Document]) -> tuple[Ledger, Selection]:
     """``ledger`` and ``selection`` with the documents the index gave without their
     frontmatter text replaced by their ``fresh`` reads, and their blocks rendered again."""
-    blocks = []
-    for block in selection.blocks:
-        document = fresh.get(block.document.path) if lacks_frontmatter(block.document) else None
-        blocks.append(block if document is None else Block(block.group, document, render(document)))
+    selection = _completed_selection(selection, fresh)
     documents = list(ledger.documents)  # in path order: each fresh read found by bisection
     for path, document in fresh.items():
         at = bisect_left(documents, path, key=_path_of)
         if at < len(documents) and documents[at].path == path and lacks_frontmatter(documents[at]):
             documents[at] = document
-    return ledger._replace(documents=documents), Selection(blocks, selection.withheld)
+    return ledger._replace(documents=documents), selection
+
+
+def _completed_selection(selection: Selection, fresh: dict[str, Document]) -> Selection:
+    """``selection`` with the blocks whose document the index gave without its frontmatter
+    text made from its ``fresh`` read, rendered again."""
+    blocks = []
+    for block in selection.blocks:
+        document = fresh.get(block.document.path) if lacks_frontmatter(block.document) else None
+        blocks.append(block if document is None else Block(block.group, document, render(document)))
+    return Selection(blocks, selection.withheld)
 
 
 _path_of = attrgetter("path")

@@ -59,6 +59,10 @@ class DocumentCache:
             return None
         return entry[1]
 
+    def entry(self, path: str) -> tuple[FileIdentity, FileResult] | None:
+        """The entry of ``path`` as (identity, result), whatever the file is now."""
+        return self._entries.get(path)
+
     def put(self, source: Located, result: FileResult, now_ns: int) -> bool:
         """Remember ``result`` unless the file changed too recently to trust its identity,
         or while it was read; returns whether it was remembered."""

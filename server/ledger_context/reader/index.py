@@ -35,6 +35,7 @@ import os
 import stat
 import sys
 import time
+from _thread import allocate_lock
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -49,7 +50,7 @@ from .frontmatter import YamlOptions, resolved
 from .identity import FileIdentity
 from .paths import fs_path
 
-FORMAT = 4
+FORMAT = 5
 """The layout of the index file; any change to it or to what an entry holds bumps it."""
 
 MAGIC = b"ledger-context index\n"
@@ -78,21 +79,45 @@ class IndexOptions(Record):
         self.directory = directory
 
 
-class Loaded(Record):
-    """An index read from disk: its entries by path, the moment it was written (ns), and,
-    when it could not be used, why (``entries`` is then empty)."""
+class Loaded:
+    """An index read from disk: its entries by path, the moment it was written (ns), the
+    summary of the last build it was written by (:attr:`build`, plain data, or ``None``)
+    and, when it could not be used, why (``entries`` is then empty).
 
-    __slots__ = ("entries", "fault", "written_ns")
+    The entries are decoded on first use (:attr:`entries`): a warm start whose walk the
+    summary describes never needs them (issue 26). A row of the wrong shape found then
+    sets :attr:`fault` and gives no entries, as a file refused whole would.
+    """
+
+    __slots__ = ("_entries", "_lock", "_rows", "build", "fault", "written_ns")
 
     def __init__(
         self,
-        entries: dict[str, tuple[FileIdentity, FileResult]],
+        entries: dict[str, tuple[FileIdentity, FileResult]] | None = None,
         written_ns: int = 0,
         fault: str | None = None,
+        *,
+        rows: bytes | None = None,
+        build: Any = None,
     ) -> None:
-        self.entries = entries
+        self._entries = {} if entries is None and rows is None else entries
+        self._rows = rows
+        self._lock = allocate_lock()
         self.written_ns = written_ns
         self.fault = fault
+        self.build = build
+
+    @property
+    def entries(self) -> dict[str, tuple[FileIdentity, FileResult]]:
+        """Every entry by path (decoded now if it was not yet)."""
+        with self._lock:  # a server's threads may ask at once: decoded once
+            if self._entries is None:
+                try:
+                    self._entries = decode_rows(_rows(self._rows or b""))
+                except _UNPARSABLE:
+                    self._entries, self.fault, self.build = {}, "the index cannot be parsed", None
+                self._rows = None
+            return self._entries
 
 
 def version_key(yaml: YamlOptions | None) -> dict[str, Any]:
@@ -283,7 +308,7 @@ def _document_row(d: Document) -> tuple[Any, ...]:
     return (d.kind, d.size, frontmatter, d.status, updated, *d[6:-1], None)
 
 
-def _entry_row(path: str, identity: FileIdentity, result: FileResult) -> tuple[Any, ...]:
+def entry_row(path: str, identity: FileIdentity, result: FileResult) -> tuple[Any, ...]:
     document = _document_row(result.document) if result.document is not None else None
     return (path, identity, result.size, tuple(map(tuple, result.problems)), document)
 
@@ -297,7 +322,7 @@ _CLASSES = {None, *RANK}
 _new = tuple.__new__
 
 
-def _entries(rows: list[tuple[Any, ...]]) -> dict[str, tuple[FileIdentity, FileResult]]:
+def decode_rows(rows: list[tuple[Any, ...]]) -> dict[str, tuple[FileIdentity, FileResult]]:
     """The entries back from their rows, by path. Fields are not type-checked one by one:
     the body's MAC says this process's own code wrote it, under the same version key; a
     row of the wrong shape still fails (``TypeError``, ``ValueError``) and the index is
@@ -338,14 +363,19 @@ def encode_index(
     space: Path,
     written_ns: int,
     entries: list[tuple[str, FileIdentity, FileResult]],
+    build: Any = None,
 ) -> bytes:
-    """The bytes of an index: :data:`MAGIC`, the body's HMAC-SHA256 in hex, a newline, the body."""
+    """The bytes of an index: :data:`MAGIC`, the body's HMAC-SHA256 in hex, a newline, the
+    body. The entries' rows are marshalled apart, inside it, so that reading the index
+    decodes them only when asked (:class:`Loaded`); ``build`` is the last build's summary
+    (:mod:`~ledger_context.reader.indexed`), plain data."""
     body = marshal.dumps(
         {
             "version": version,
             "space": space_text(space),
             "written_ns": written_ns,
-            "entries": [_entry_row(*entry) for entry in entries],
+            "entries": marshal.dumps([entry_row(*entry) for entry in entries]),
+            "build": build,
         }
     )
     return seal(key, body)
@@ -369,9 +399,12 @@ def unseal(data: bytes, key: bytes) -> tuple[bytes | None, str | None]:
     return body, None
 
 
-def decode_index(data: bytes, key: bytes, version: dict[str, Any], space: Path) -> Loaded:
+def decode_index(
+    data: bytes, key: bytes, version: dict[str, Any], space: Path, *, lazy: bool = False
+) -> Loaded:
     """The entries of the index ``data``, or why it cannot be used: not an index, a MAC
-    that does not verify (tampered or truncated), another version or another ledger."""
+    that does not verify (tampered or truncated), another version or another ledger.
+    With ``lazy`` the entries are decoded on first use (:class:`Loaded`)."""
     body, fault = unseal(data, key)
     if body is None:
         return Loaded({}, fault=fault)
@@ -381,22 +414,37 @@ def decode_index(data: bytes, key: bytes, version: dict[str, Any], space: Path) 
             return Loaded({}, fault="the index was made by another version or with other settings")
         if parsed["space"] != space_text(space):
             return Loaded({}, fault="the index was made for another ledger")
-        entries = _entries(parsed["entries"])
-        written_ns = parsed["written_ns"]
-        if not isinstance(written_ns, int):
-            raise ValueError("not a moment")
-        return Loaded(entries, written_ns)
-    except (KeyError, TypeError, ValueError, IndexError, EOFError, RecursionError):
+        rows, written_ns = parsed["entries"], parsed["written_ns"]
+        if type(rows) is not bytes or type(written_ns) is not int:
+            raise ValueError("not an index")
+        loaded = Loaded(written_ns=written_ns, rows=rows, build=parsed.get("build"))
+        if not lazy:
+            loaded.entries  # noqa: B018 - decoded now: a fault is known on return
+        return loaded
+    except _UNPARSABLE:
         return Loaded({}, fault="the index cannot be parsed")
 
 
-def load_index(options: IndexOptions, space: Path, version: dict[str, Any]) -> Loaded:
+_UNPARSABLE = (KeyError, TypeError, ValueError, IndexError, EOFError, RecursionError)
+"""What decoding a body of the wrong shape raises (its MAC verified: only a holder of the
+key could have written it)."""
+
+
+def _rows(data: bytes) -> list[tuple[Any, ...]]:
+    rows = marshal.loads(data)
+    if type(rows) is not list:
+        raise ValueError("not a list of entries")
+    return rows
+
+
+def load_index(options: IndexOptions, space: Path, version: dict[str, Any], *, lazy: bool = False) -> Loaded:
     """Read the index of ``space`` (never raises): its entries, or why none can be used
-    (``missing``, or a clause that names what is wrong: "the index file is …")."""
+    (``missing``, or a clause that names what is wrong: "the index file is …"); with
+    ``lazy``, entries decoded on first use."""
     data, key, fault = read_private(options, index_path(options, space))
     if data is None or key is None:
         return Loaded({}, fault=fault)
-    return decode_index(data, key, version, space)
+    return decode_index(data, key, version, space, lazy=lazy)
 
 
 def read_private(
@@ -444,12 +492,15 @@ def save_index(
     version: dict[str, Any],
     entries: list[tuple[str, FileIdentity, FileResult]],
     written_ns: int | None = None,
+    build: Any = None,
 ) -> str | None:
-    """Write the index of ``space`` whole and atomically; ``None``, or why it was not written
-    (the build goes on without it)."""
+    """Write the index of ``space`` whole and atomically, with the last ``build``'s
+    summary; ``None``, or why it was not written (the build goes on without it)."""
     now = time.time_ns() if written_ns is None else written_ns
     return write_private(
-        options, index_path(options, space), lambda key: encode_index(key, version, space, now, entries)
+        options,
+        index_path(options, space),
+        lambda key: encode_index(key, version, space, now, entries, build),
     )
 
 

@@ -13,16 +13,30 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 from ..model.document import Document, FileResult, lacks_frontmatter
+from ..model.problems import Problem
+from ..model.values import Record
 from .cache import DocumentCache
 from .frontmatter import YamlOptions
 from .identity import RACY_NS
-from .index import IndexOptions, Loaded, load_index, save_index, trusted, version_key
-from .ledger import read_file_safely, root_real_path
+from .index import (
+    _UNPARSABLE,
+    IndexOptions,
+    Loaded,
+    decode_rows,
+    entry_row,
+    load_index,
+    save_index,
+    trusted,
+    version_key,
+)
+from .ledger import DeferredLedger, Ledger, read_file_safely, read_ledger, root_real_path
 from .walk import SourceFile, Walk
 
 _path_of = attrgetter("path")
@@ -61,6 +75,58 @@ def _unwritten(report: str, fault: str) -> str:
     return f"{report}; not written ({fault})"
 
 
+MAX_SUMMARIES = 8
+"""Builds summarized in one index: one per settings key (ceiling, undeclared class, git
+object format) last used on its walk; the CLI and a server often differ."""
+
+SummaryKey = tuple[str | None, str | None, str | None]
+"""What a build's selection depends on beyond its files: the ceiling, the class undeclared
+sources are read as, and the git object format of its blob ids."""
+
+
+class Summary(Record):
+    """The last build of a walk, as the index kept it: its candidate blocks as (group,
+    document), the documents the ceiling withheld, and the ledger's own figures; what a
+    warm start selects from without decoding every entry (the build reads afresh all it
+    serves, as ever)."""
+
+    __slots__ = ("blocks", "bytes_read", "problems", "read", "skipped", "withheld")
+
+    def __init__(
+        self,
+        blocks: list[tuple[int, Document]],
+        withheld: list[Document],
+        problems: list[Problem],
+        read: Counter[str],
+        skipped: Counter[str],
+        bytes_read: int,
+    ) -> None:
+        self.blocks = blocks
+        self.withheld = withheld
+        self.problems = problems
+        self.read = read
+        self.skipped = skipped
+        self.bytes_read = bytes_read
+
+
+def _walk_data(walk: Walk) -> list[Any]:
+    """A walk as plain data, to be compared with a later walk as it is (tuples compare
+    with the walk's named tuples)."""
+    return [[tuple(f) for f in walk.files], [tuple(p) for p in walk.problems], list(walk.skipped.items())]
+
+
+def _same_walk(data: Any, walk: Walk) -> bool:
+    files, problems, skipped = data
+    return bool(files == walk.files and problems == walk.problems and skipped == list(walk.skipped.items()))
+
+
+def _all_safe(walk: Walk, written_ns: int, racy_ns: int) -> bool:
+    """Whether every file of ``walk`` changed at least ``racy_ns`` before ``written_ns``:
+    the racy rule holds for all of them, so an equal walk later may trust every entry."""
+    safe_before = written_ns - racy_ns
+    return all(f.identity[3] <= safe_before and f.identity[4] <= safe_before for f in walk.files)
+
+
 def is_fault(report: str | None) -> bool:
     """Whether an index report names a fault (the index was rebuilt or could not be written),
     which ``check`` shows; ``used`` and ``created`` go unsaid there."""
@@ -84,7 +150,16 @@ class IndexUse:
         self.racy_ns = racy_ns
         self.version = version_key(yaml)
         self.report = "not read yet"
-        self.loaded = False
+        self.loaded: Loaded | None = None
+        self.primed = False
+        """Whether the loaded entries went into the cache (a warm start from a summary
+        puts none there until a later build needs them)."""
+        self._summarized_start = False
+        """Whether the first build was made from the summary (its documents then came from
+        the index, undecoded, and only those in :attr:`_read_afresh` were confirmed)."""
+        self._read_afresh: set[str] = set()
+        self._summarized: tuple[Walk, set[SummaryKey]] | None = None
+        """The walk the file on disk summarizes builds of, and their keys."""
         self._primed: dict[str, FileResult] = {}
         self._in_step: int | None = None
         """``cache.changes`` when the cache last held exactly the entries on disk."""
@@ -102,18 +177,106 @@ class IndexUse:
         """Load the index once (the builder's first build) and put its trusted entries into
         ``cache``; entries the walk does not confirm, or whose git blob id is of another
         object format than ``blob_hash``, are left out, to be read."""
-        if self.loaded:
+        if self.primed:
             return
-        self.loaded = True
-        loaded = load_index(self.options, self.space, self.version)
-        self._load_fault = loaded.fault
+        self.primed = True
+        loaded = self._load()
         used = self._take(cache, walk, loaded, _BLOB_LENGTH.get(blob_hash or ""))
+        self._load_fault = loaded.fault
         if loaded.fault is None:
             self.report = f"used ({used} of {len(walk.files)} files from the index)"
         elif loaded.fault == "missing":
             self.report = "created (there was none)"
         else:
             self.report = f"rebuilt ({loaded.fault})"
+
+    def _load(self) -> Loaded:
+        """The index file, read once (its entries decoded when first asked)."""
+        if self.loaded is None:
+            self.loaded = load_index(self.options, self.space, self.version, lazy=True)
+        return self.loaded
+
+    def summary(self, walk: Walk, key: SummaryKey) -> Summary | None:
+        """The summary of the last build of ``walk`` with ``key``, when this is the
+        builder's first build and the index holds one: ``walk`` is then the very walk the
+        index was written after (files, identities, problems), every file of it older
+        than the index by the racy rule, so every entry is trusted and the selection is
+        that build's. Its documents are put in :attr:`_primed`, to be read afresh by
+        :meth:`verify` before anything is served."""
+        if self.loaded is not None:
+            return None
+        loaded = self._load()
+        if loaded.fault is not None or not isinstance(loaded.build, dict):
+            return None
+        try:
+            if not _same_walk(loaded.build["walk"], walk):
+                return None
+            builds = loaded.build["builds"]
+            self._summarized = (walk, set(builds))
+            if key not in builds:
+                return None
+            blocks, withheld, rows, (problems, read, skipped, bytes_read) = builds[key]
+            entries = decode_rows(rows)
+            documents = {p: d for p, (_, result) in entries.items() if (d := result.document) is not None}
+            summary = Summary(
+                [(int(group), documents[path]) for group, path in blocks],
+                [documents[path] for path in withheld],
+                [Problem._make(p) for p in problems],
+                Counter(dict(read)),
+                Counter(dict(skipped)),
+                int(bytes_read),
+            )
+            files = walk.files
+            for path, (identity, _) in entries.items():
+                at = bisect_left(files, path, key=_path_of)
+                if at == len(files) or files[at].path != path or files[at].identity != identity:
+                    return None
+        except _UNPARSABLE:
+            return None
+        self._primed = {path: result for path, (_, result) in entries.items()}
+        self._summarized_start = True
+        self.report = f"used ({len(walk.files)} of {len(walk.files)} files from the index)"
+        return summary
+
+    def summarized_ledger(
+        self,
+        space: Path,
+        walk: Walk,
+        summary: Summary,
+        chosen: Iterable[Document],
+        blob_hash: str | None,
+    ) -> Ledger:
+        """The ledger of a build made from ``summary``: its figures as kept, its documents
+        made on first use from the entries, with the ``chosen`` ones (those its selection
+        holds, as read afresh) in their place. Entries that cannot be decoded (only a
+        holder of the key could have written them) give way to reading every file."""
+        loaded, yaml = self._load(), self.yaml
+        chosen_by_path = {d.path: d for d in chosen}
+
+        def documents() -> list[Document]:
+            entries = loaded.entries
+            try:
+                made = []
+                for source in walk.files:
+                    document = chosen_by_path.get(source.path) or entries[source.path][1].document
+                    if document is not None:
+                        made.append(document)
+                return made
+            except KeyError:
+                return read_ledger(space, None, walk, blob_hash=blob_hash, yaml=yaml).documents
+
+        fields = (summary.problems, summary.read, summary.skipped, summary.bytes_read, walk, True)
+        return DeferredLedger(documents, space, *fields)
+
+    def drop_summary(self, cache: DocumentCache) -> None:
+        """Forget what a warm start from the summary did (a fresh read disagreed with it,
+        or it held a value no read gives): the build is made again from the entries."""
+        cache.keep_only(set())
+        self._primed = {}
+        self._summarized_start = False
+        self.completed.clear()
+        self.refreshed = 0
+        self.report = "not read yet"
 
     def _take(self, cache: DocumentCache, walk: Walk, loaded: Loaded, blob_length: int | None) -> int:
         entries = loaded.entries
@@ -157,6 +320,7 @@ class IndexUse:
                 entry = cache.get(source)  # an entry kept since an earlier build
             read_at = time.time_ns()
             result = read_file_safely(self.space, source, root_real, blob_hash, self.yaml)
+            self._read_afresh.add(document.path)
             if entry is not None and entry.document is document and _agrees(result, entry, blob_hash):
                 if result.document is not None and lacks_frontmatter(document):
                     self.completed[document.path] = result.document
@@ -175,7 +339,10 @@ class IndexUse:
         return lacks_frontmatter(document) and document.path not in self.completed
 
     def gave(self, path: str) -> bool:
-        """Whether the index gave the entry of ``path`` and no read has confirmed it yet."""
+        """Whether the index gave the entry of ``path`` and no read has confirmed it yet
+        (after a warm start from the summary, every document not read afresh)."""
+        if self._summarized_start and not self.primed:
+            return path not in self._read_afresh
         return path in self._primed
 
     def distrust(
@@ -185,24 +352,56 @@ class IndexUse:
         gives, or a served read contradicted one): every file is read again, and the index
         written anew."""
         cache.keep_only(set())
+        self.primed = True  # nothing more is taken from the index
         self._primed = {}
         self.completed.clear()
         self._in_step = None
         self.taken = 0
         self.report = f"rebuilt ({why})"
 
-    def save(self, cache: DocumentCache) -> None:
-        """Write the index when the cache holds other entries than the file on disk: another
-        file, identity or result (a file read again, for its git blob id or because its
-        entry was stale)."""
-        if self._in_step == cache.changes:
+    def save(
+        self,
+        cache: DocumentCache,
+        ledger: Ledger,
+        key: SummaryKey,
+        blocks: list[tuple[int, str]],
+        withheld: list[str],
+    ) -> None:
+        """Write the index when the cache holds other entries than the file on disk (another
+        file, identity or result: a file read again, for its git blob id or because its
+        entry was stale), or when the file does not summarize this build of this walk.
+        The summary (``blocks`` as (group, path), ``withheld`` paths, the ledger's
+        figures) is kept only when every file of the walk has its entry and all are older
+        than the moment of writing by the racy rule."""
+        walk = ledger.walk
+        summarized = self._summarized
+        fresh_summary = walk is not None and not (
+            summarized is not None and key in summarized[1] and summarized[0] == walk
+        )
+        if self._in_step == cache.changes and not (fresh_summary and ledger.cached):
             return
+        written_ns = time.time_ns()
+        build = None
+        if walk is not None and ledger.cached and _all_safe(walk, written_ns, cache.racy_ns):
+            kept = {}
+            if summarized is not None and summarized[0] == walk and self.loaded is not None:
+                kept = dict(self.loaded.build["builds"]) if self.loaded.build else {}
+            kept.pop(key, None)
+            paths = [path for _, path in blocks] + withheld
+            rows = [entry_row(path, *entry) for path in paths if (entry := cache.entry(path)) is not None]
+            figures = ([tuple(p) for p in ledger.problems], list(ledger.read.items()),
+                       list(ledger.skipped.items()), ledger.bytes_read)  # fmt: skip
+            kept[key] = ([list(b) for b in blocks], withheld, rows, figures)
+            build = {"walk": _walk_data(walk), "builds": dict(list(kept.items())[-MAX_SUMMARIES:])}
         items = cache.items()
-        fault = save_index(self.options, self.space, self.version, items)
+        fault = save_index(self.options, self.space, self.version, items, written_ns, build)
         if self.refreshed:
             self.report += f"; {self.refreshed} stale entries refreshed"
             self.refreshed = 0
         if fault is None:
             self._in_step = cache.changes
+            if self.loaded is not None:
+                self.loaded.build = build
+            self._summarized = None if build is None or walk is None else (walk, set(build["builds"]))
         elif "not written" not in self.report:
             self.report = _unwritten(self.report, fault)

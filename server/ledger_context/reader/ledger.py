@@ -14,9 +14,11 @@ import hashlib
 import os
 import stat
 import time
+from _thread import allocate_lock  # threading's own lock, without importing threading
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 try:
     import fcntl
@@ -78,6 +80,41 @@ class Ledger(Record):
         self.cached = cached
         """True when every file's result is in the cache, so a later walk that sees the same
         files with the same identities would read exactly this ledger again."""
+
+
+class DeferredLedger(Ledger):
+    """A ledger whose documents are made on first use: a warm start from the ledger
+    index's summary of its last build selects without them, and most commands (``pack``)
+    never ask (issue 26). Everything else is as read; once made, it is a plain ledger's."""
+
+    __slots__ = ("_documents", "_lock", "_make")
+
+    def __init__(self, make: Callable[[], list[Document]], *fields: Any) -> None:
+        self._make = make
+        self._lock = allocate_lock()  # a server's threads may ask at once: made once
+        super().__init__(fields[0], [], *fields[1:])
+        self._documents: list[Document] | None = None
+
+    @property
+    def documents(self) -> list[Document]:
+        documents = self._documents
+        if documents is None:
+            with self._lock:
+                if self._documents is None:
+                    self._documents = self._make()
+                documents = self._documents
+        return documents
+
+    @documents.setter
+    def documents(self, value: list[Document]) -> None:
+        self._documents = value
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in Ledger.__slots__)
+
+    def _replace(self, **changes: Any) -> Ledger:  # type: ignore[override]
+        values = {name: getattr(self, name) for name in Ledger.__slots__} | changes
+        return Ledger(**values)
 
 
 CHANGED_WHILE_READING = "changed while being read; skipped (run again)"

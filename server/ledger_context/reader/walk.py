@@ -10,6 +10,7 @@ import os
 import stat
 import sys
 from collections import Counter
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -374,7 +375,8 @@ class _Walker:
             # scandir) and the fewest steps; their order does not matter, the result is
             # sorted once. Everything else goes the careful way.
             name = entry.name
-            if not (_UTF8_NAMES and name.isprintable()):
+            printable = _UTF8_NAMES and name.isprintable()  # then clean too (is_clean_name)
+            if not printable:
                 name = name_text(os.fsencode(name))  # its bytes, read as UTF-8
             if name[0] == ".":
                 continue
@@ -389,7 +391,12 @@ class _Walker:
             except OSError as exc:
                 self.report(prefix + name, "error", f"cannot read ({exc.strerror}); skipped", kind)
                 continue
-            if clean_folder and st.st_size <= MAX_FILE_BYTES and st.st_nlink == 1 and is_clean_name(name):
+            if (
+                clean_folder
+                and st.st_size <= MAX_FILE_BYTES
+                and st.st_nlink == 1
+                and (printable or is_clean_name(name))
+            ):
                 # cache.identity_of, inlined: this is the hot loop of a cold walk
                 identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
                 found.append(_new_source(SourceFile, (kind, prefix + name, identity, linked)))
@@ -434,7 +441,7 @@ class _Walker:
         with no symbolic link in it, when there is one; among several such paths (hard
         links), or when every path goes through a link, the first in code-point order."""
         if not self.may_repeat:  # no link followed, no hard link: every file is met once
-            self.found.sort(key=lambda s: s.path)
+            self.found.sort(key=_path_of)
             self.files = self.found
             return
         by_file: dict[tuple[int, int], list[SourceFile]] = {}
@@ -455,13 +462,16 @@ class _Walker:
                         f"same file as {first.path}, read once there with the {_GROUP_OF[first.kind]}, "
                         f"not with the {_GROUP_OF[other.kind]} (remove the link, or copy the file)",
                     )
-        files.sort(key=lambda s: s.path)
+        files.sort(key=_path_of)
         self.files = files
 
 
 def _dir_identity(st: os.stat_result) -> DirIdentity:
     return (st.st_dev, st.st_ino)
 
+
+_path_of = itemgetter(1)
+"""A source file's path, fetched in C: the walk sorts every file by it."""
 
 # tuple.__new__ builds a named tuple without the Python-level __new__: the walk makes one
 # per file, and this is the warm build's hot loop.

@@ -1,0 +1,147 @@
+"""A warm start from the summary of the last build the ledger index keeps (indexed.py,
+issue 26): a new builder whose walk is the summarized one selects from the summary, reads
+afresh all it serves, and decodes the other entries only when asked; anything else (another
+walk, other settings, a summary at odds with its rows) is built from the entries, with the
+same bytes."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from test_indexed import INTERNAL, _fault_space, _fresh_reads, _generate, _outputs, _remac
+
+from conftest import age, write_ledger
+from ledger_context.pack.build import ContextBuilder
+from ledger_context.pack.settings import Settings, make_settings
+from ledger_context.reader import index as index_module
+from ledger_context.reader import indexed as indexed_module
+from ledger_context.reader.cache import DocumentCache
+from ledger_context.reader.index import IndexOptions, index_path
+from ledger_context.reader.ledger import DeferredLedger
+
+
+def _decoded_rows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many rows each decoding of index rows met, from now on."""
+    counts: list[int] = []
+    real = index_module.decode_rows
+    monkeypatch.setattr(index_module, "decode_rows", lambda rows: counts.append(len(rows)) or real(rows))
+    monkeypatch.setattr(indexed_module, "decode_rows", index_module.decode_rows)
+    return counts
+
+
+def _new_builder(space: Path, settings: Settings) -> ContextBuilder:
+    return ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_new_builder_on_an_unchanged_walk_selects_from_the_summary_and_decodes_entries_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    space = tmp_path / "space"
+    _generate(random.Random(seed), space)
+    off = make_settings(max_data_class=("internal", None, "confidential")[seed])
+    settings = off._replace(index=IndexOptions(tmp_path / "cache"))
+    expected, _ = _outputs(space, off)
+    _outputs(space, settings)  # writes the index and its summary
+    decoded, read = _decoded_rows(monkeypatch), _fresh_reads(monkeypatch)
+    build = _new_builder(space, settings).build()
+    files = len(build.ledger.walk.files)  # type: ignore[union-attr]
+    assert build.pack == expected[0] and build.index == f"used ({files} of {files} files from the index)"
+    chosen = {b.document.path for b in build.selection.blocks} | {d.path for d in build.selection.withheld}
+    assert decoded == [len(chosen)]  # the summary's own rows: no entry of the other files
+    held = {o.block.document.path for o in build.budgeted.blocks if o.kept_bytes}
+    assert held <= set(read) <= chosen  # what the pack holds, read afresh
+    assert len(build.ledger.documents) > 0 and decoded == [len(chosen), files]  # asked: decoded
+    texts, build = _outputs(space, settings)
+    assert texts == expected and build.index == f"used ({files} of {files} files from the index)"
+
+
+def test_a_walk_that_differs_only_by_a_problem_is_not_the_summarized_one(tmp_path: Path) -> None:
+    space, folder = _fault_space(tmp_path)
+    settings = make_settings(index=IndexOptions(folder))
+    (space / ".ledger/findings/note.markdown").write_text("not a document\n", encoding="utf-8")
+    expected, _ = _outputs(space, make_settings())
+    texts, build = _outputs(space, settings)
+    assert texts == expected and "note.markdown" in texts[1]  # explain names the misnamed file
+    assert build.index == "used (3 of 3 files from the index)"
+    assert _new_builder(space, settings).build().pack == expected[0]
+    assert isinstance(_new_builder(space, settings).build().ledger, DeferredLedger)  # summarized anew
+
+
+def test_each_ceiling_keeps_its_own_summary_of_one_walk(tmp_path: Path) -> None:
+    space, folder = _fault_space(tmp_path)
+    path = index_path(IndexOptions(folder), space)
+    ceilings = (None, "internal", "public")
+    for ceiling in ceilings:  # each summarized once, beside the others
+        _outputs(space, make_settings(max_data_class=ceiling, index=IndexOptions(folder)))
+    written = path.stat().st_mtime_ns
+    for ceiling in ceilings * 2:
+        settings = make_settings(max_data_class=ceiling, index=IndexOptions(folder))
+        build = _new_builder(space, settings).build()
+        assert isinstance(build.ledger, DeferredLedger), ceiling
+        assert build.pack == _new_builder(space, make_settings(max_data_class=ceiling)).build().pack
+    assert path.stat().st_mtime_ns == written  # nothing new to write
+
+
+def test_after_a_warm_start_from_the_summary_a_change_reads_only_the_changed_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    space = tmp_path / "space"
+    _generate(random.Random(7), space)
+    settings = make_settings(index=IndexOptions(tmp_path / "cache"))
+    _outputs(space, settings)
+    builder = _new_builder(space, settings)
+    assert isinstance(builder.build().ledger, DeferredLedger)
+    from ledger_context.reader import ledger as ledger_module
+
+    read: list[str] = []
+    real = ledger_module.read_file_safely
+    monkeypatch.setattr(
+        ledger_module,
+        "read_file_safely",
+        lambda space, source, *a: read.append(source.path) or real(space, source, *a),
+    )
+    changed = space / ".ledger/findings/fin-00.md"
+    changed.write_text("---\nstatus: open\ntitle: Changed\n---\n", encoding="utf-8")
+    age(changed)
+    build = builder.build()
+    assert read == [".ledger/findings/fin-00.md"]  # the rest from the index, primed only now
+    assert build.pack == _new_builder(space, make_settings()).build().pack
+    assert build.document(".ledger/findings/fin-00.md").title == "Changed"  # type: ignore[union-attr]
+
+
+def test_no_summary_is_kept_of_a_walk_whose_files_are_too_recent_to_trust(tmp_path: Path) -> None:
+    space, folder = _fault_space(tmp_path)
+    settings = make_settings(index=IndexOptions(folder))
+    clear = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
+    clear.build()  # the index, summarized
+    os.utime(space / ".ledger/evals/e.md")  # changed just now: racy for a second
+    racy = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=10**9))
+    assert not isinstance(racy.build().ledger, DeferredLedger)  # the walk differs
+    again = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=10**9)).build()
+    assert not isinstance(again.ledger, DeferredLedger)  # and no summary of it was kept
+
+
+def test_a_summary_at_odds_with_its_rows_is_not_used(tmp_path: Path) -> None:
+    """A holder of the key signs a summary whose withheld document its row calls public:
+    the build is made from the entries, never from a selection its own rows contradict."""
+    space = write_ledger(tmp_path / "space", {"agents.md": "# A\n", "evals/e.md": INTERNAL})
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    folder = tmp_path / "cache"
+    settings = make_settings(max_data_class="public", index=IndexOptions(folder))
+    expected, _ = _outputs(space, make_settings(max_data_class="public"))
+    _outputs(space, settings)
+
+    def declassify_summary_only(body: dict) -> None:
+        for entry in body["entries"] if "summary" in body else ():
+            if entry[4] is not None and entry[4][7] == "internal":
+                entry[4][7] = "public"
+
+    _remac(folder, declassify_summary_only)
+    texts, build = _outputs(space, settings)
+    assert texts == expected and not isinstance(build.ledger, DeferredLedger)
+    assert build.is_withheld(".ledger/evals/e.md")
