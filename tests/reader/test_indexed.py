@@ -131,10 +131,11 @@ def _as_tuples(rows: list) -> list:
     return [(row[0], tuple(row[1]), *row[2:4], None if row[4] is None else tuple(row[4])) for row in rows]
 
 
-def _remac(folder: Path, edit) -> None:
+def _remac(folder: Path, edit, summaries: bool = True) -> None:
     """Edit the index body and sign it again with the user's key (who can read the key is
     the user: the served blocks are still read afresh). ``edit`` gets the body with its
-    entries as lists, and then each build summary's rows the same way (``entries``)."""
+    entries as lists, and then (with ``summaries``) each build summary's rows the same way
+    (``entries``)."""
     path = _index_file(folder)
     data = path.read_bytes()
     body = marshal.loads(data[len(MAGIC) + 65 :])
@@ -142,7 +143,8 @@ def _remac(folder: Path, edit) -> None:
     body["entries"] = _as_lists(marshal.loads(body["entries"]))
     edit(body)
     body["entries"] = marshal.dumps(_as_tuples(body["entries"]))
-    for key, (blocks, withheld, rows, figures) in (body["build"] or {"builds": {}})["builds"].items():
+    builds = body["build"]["builds"] if summaries and body["build"] else {}
+    for key, (blocks, withheld, rows, figures) in builds.items():
         summary = {
             "entries": _as_lists(rows),
             "written_ns": body["written_ns"],

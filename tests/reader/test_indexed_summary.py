@@ -145,3 +145,25 @@ def test_a_summary_at_odds_with_its_rows_is_not_used(tmp_path: Path) -> None:
     texts, build = _outputs(space, settings)
     assert texts == expected and not isinstance(build.ledger, DeferredLedger)
     assert build.is_withheld(".ledger/evals/e.md")
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda build: build.update(builds=[("x", None, None)]),
+        lambda build: build.update(walk=[[], []]),
+        lambda build: build.update(builds={key: (1, 2) for key in build["builds"]}),
+        lambda build: build.update(
+            builds={key: ([[1, "nowhere"]], [], [], ([], [], [], 0)) for key in build["builds"]}
+        ),
+    ],
+)
+def test_a_summary_of_the_wrong_shape_costs_a_build_from_the_entries(tmp_path: Path, spoil) -> None:
+    space, folder = _fault_space(tmp_path)
+    settings = make_settings(index=IndexOptions(folder))
+
+    _remac(folder, lambda body: spoil(body["build"]), summaries=False)
+    expected, _ = _outputs(space, make_settings())
+    for _ in range(2):  # the index written again is used
+        texts, build = _outputs(space, settings)
+        assert texts == expected and build.index == "used (3 of 3 files from the index)"

@@ -212,6 +212,8 @@ class IndexUse:
             if not _same_walk(loaded.build["walk"], walk):
                 return None
             builds = loaded.build["builds"]
+            if not isinstance(builds, dict):
+                return None
             self._summarized = (walk, set(builds))
             if key not in builds:
                 return None
