@@ -12,7 +12,7 @@ BUNDLE_DIR ?= dist
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test quick lint typecheck pytest pytest-pure-yaml browser node screenshot bench golden fixtures inspector ts-client bundle clean
+.PHONY: demo test quick lint typecheck pytest pytest-pure-yaml browser node screenshot bench bench-index golden fixtures inspector ts-client bundle clean
 
 # Setting up the venv talks on stderr, so `make demo` prints only the pack on stdout.
 $(STAMP): pyproject.toml
@@ -91,6 +91,10 @@ pytest-pure-yaml: $(STAMP)
 ## bench: the speed and memory benchmark; prints a table, writes bench/RESULTS.md
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+## bench-index: the ledger index measured (issue 26); prints a table, appends it to bench/RESULTS.md
+bench-index: $(STAMP)
+	$(BIN)/python bench/index.py --ledgers findings-2500,experiments-2500,docs-10000 --write
 
 ## golden: regenerate tests/golden/*.pack from the fixtures (review the diff!)
 golden: $(STAMP)

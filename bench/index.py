@@ -2,7 +2,9 @@
 """The ledger index, measured (issue 26): ``python bench/index.py`` (``make bench-index``).
 
 For each short-body ledger (1,000 / 10,000 / 100,000 experiments, ``ledgers.py``) and each
-long-body ledger asked for (``long_ledgers.py``), in one run on one machine:
+long-body (``long_ledgers.py``: ``findings-2500``) or documentation-site ledger
+(``doc_ledgers.py``: ``docs-10000``, many keys and many problems) asked for, in one run on
+one machine:
 
 - the stat floor (``os.stat`` of every document, the list made beforehand);
 - an in-process build by a *new* builder with a warm index (what every new process does),
@@ -23,7 +25,7 @@ first ``get_context`` answer (median of a few starts).
 
 Every index lives in a private folder under the spaces folder (``XDG_CACHE_HOME`` of the
 children points there), never in the user's cache. It prints a Markdown report; with
-``--write`` it also replaces the index section of ``bench/RESULTS.md``.
+``--write`` it also appends it to ``bench/RESULTS.md`` (``make bench`` writes that file anew).
 """
 
 from __future__ import annotations
@@ -37,11 +39,12 @@ import sys
 import time
 from pathlib import Path
 
+from doc_ledgers import generate_doc_space
 from floors import list_documents, stat_floor
 from ledgers import generate_space, wait_until_ready
 from long_ledgers import generate_long_space, wait_until_long_ready
 from machine import BENCH_DIR, child_env, load_average, log
-from spaces import DEFAULT_SPACES_DIR
+from spaces import DEFAULT_SPACES_DIR, wait_until
 from timing import Timing, fmt_time, measure
 
 SIZES = (1_000, 10_000, 100_000)
@@ -257,7 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="short-body sizes, or none")
-    parser.add_argument("--ledgers", default="none", help="long-body ledgers, e.g. findings-2500")
+    parser.add_argument(
+        "--ledgers", default="none", help="long-body (findings-2500) or doc-site ledgers (docs-10000)"
+    )
     parser.add_argument("--no-server", action="store_true", help="skip the fresh server at 30,000")
     parser.add_argument("--spaces-dir", type=Path, default=DEFAULT_SPACES_DIR)
     parser.add_argument("--write", action="store_true", help="append the report to bench/RESULTS.md")
@@ -272,10 +277,16 @@ def main(argv: list[str] | None = None) -> int:
         results.append(bench_ledger(f"exp{size}", space.path, size, work))
     for name in [n for n in args.ledgers.split(",") if n and n != "none"]:
         shape, count = name.rsplit("-", 1)
-        long_space = generate_long_space(args.spaces_dir, shape, int(count))
-        wait_until_long_ready(long_space)
+        if shape == "docs":  # documentation-site frontmatter: many keys, many problems
+            doc_space = generate_doc_space(args.spaces_dir, int(count))
+            wait_until(doc_space.ready_at)
+            path = doc_space.path
+        else:
+            long_space = generate_long_space(args.spaces_dir, shape, int(count))
+            wait_until_long_ready(long_space)
+            path = long_space.path
         log(f"index bench: {name}")
-        results.append(bench_ledger(name, long_space.path, int(count), work))
+        results.append(bench_ledger(name, path, int(count), work))
     server = None if args.no_server else bench_server(args.spaces_dir, work)
     text = report(results, server)
     print(text)
