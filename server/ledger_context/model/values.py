@@ -15,6 +15,9 @@ matters most, and the fastest to make.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -44,3 +47,18 @@ class Record:
         values = {name: getattr(self, name) for name in self.__slots__}
         values.update(changes)
         return type(self)(**values)
+
+
+@contextmanager
+def cycles_uncollected() -> Iterator[None]:
+    """Run the block without the cyclic garbage collector: a build, decoding the ledger
+    index and indexing for search allocate many small acyclic objects, and collecting
+    meanwhile only costs time (a quarter of a warm build of 100,000 files, half of
+    indexing, nine tenths of decoding 30,000 index entries). Nested use is safe."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()

@@ -6,7 +6,6 @@ so they cannot disagree; ``explain_budget`` reads the same :class:`ContextBuild`
 
 from __future__ import annotations
 
-import gc
 import time
 from bisect import bisect_left
 from functools import partial
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..model.classify import Source, effective_class, is_withheld
 from ..model.document import FileResult, lacks_frontmatter
 from ..model.tokens import DEFAULT_CAP_TOKENS
+from ..model.values import cycles_uncollected
 from ..reader.cache import DocumentCache, WarmBuild
 from ..reader.ledger import Document, Ledger, read_ledger
 from ..reader.walk import SourceFile, Walk, walk_ledger
@@ -159,7 +159,7 @@ class ContextBuild:
             return result
         from ..proof.provenance import provenance
 
-        result = provenance(self.ledger, head, self.ceiling)
+        result = provenance(self.ledger, head, self.ceiling)  # TEMPSPLIT
         self._memo["provenance"] = (head, result)
         return result
 
@@ -206,11 +206,7 @@ class ContextBuilder:
         With the cache on, a ledger whose files all kept their identity since the last
         build gives that build again (the same object).
         """
-        # A build allocates many small acyclic objects; collecting cycles meanwhile
-        # only costs time (a quarter of a warm build of 100,000 files).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with cycles_uncollected():
             if self._changed:
                 self._forget_changed()
             walk = walk_ledger(self.space)
@@ -225,9 +221,6 @@ class ContextBuilder:
             )  # fmt: skip
             self._warm.put(walk, build, ledger.cached)
             return build
-        finally:
-            if collecting:
-                gc.enable()
 
     def _forget_changed(self) -> None:
         """Read again, in this build, every file a served read found changed: the last

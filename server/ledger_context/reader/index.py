@@ -45,7 +45,7 @@ from ..model.document import Document, FileResult
 from ..model.fields import Timestamp
 from ..model.kinds import KIND
 from ..model.problems import SEVERITIES, Problem
-from ..model.values import Record
+from ..model.values import Record, cycles_uncollected
 from .frontmatter import YamlOptions, resolved
 from .identity import FileIdentity
 from .paths import fs_path
@@ -110,7 +110,7 @@ class Loaded:
     @property
     def entries(self) -> dict[str, tuple[FileIdentity, FileResult]]:
         """Every entry by path (decoded now if it was not yet)."""
-        with self._lock:  # a server's threads may ask at once: decoded once
+        with self._lock, cycles_uncollected():  # a server's threads may ask at once: decoded once
             if self._entries is None:
                 try:
                     self._entries = decode_rows(_rows(self._rows or b""))

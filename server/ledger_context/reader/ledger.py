@@ -28,7 +28,7 @@ except ImportError:  # Windows
 from ..model.document import DATED_KINDS, KINDS, Document, FileResult, lacks_frontmatter
 from ..model.errors import DocumentChangedError
 from ..model.problems import Problem, problem_sort_key
-from ..model.values import Record
+from ..model.values import Record, cycles_uncollected
 from .cache import DocumentCache
 from .frontmatter import YamlOptions, decode_text
 from .identity import FileIdentity, is_same_file, is_unchanged
@@ -99,7 +99,7 @@ class DeferredLedger(Ledger):
     def documents(self) -> list[Document]:
         documents = self._documents
         if documents is None:
-            with self._lock:
+            with self._lock, cycles_uncollected():
                 if self._documents is None:
                     self._documents = self._make()
                 documents = self._documents

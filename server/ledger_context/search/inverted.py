@@ -12,7 +12,6 @@ counted: the caller leaves out what the ceiling withholds (spec §10).
 from __future__ import annotations
 
 import collections
-import gc
 import heapq
 import math
 import threading
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from itertools import repeat
 
 from ..model.document import Document
+from ..model.values import cycles_uncollected
 from .terms import terms
 
 FIELDS = ("title", "frontmatter", "body")
@@ -133,15 +133,8 @@ class SearchIndex:
         many documents were indexed from their text (not from ``stored``)."""
         if token is self._synced and token is not None:
             return 0
-        # Like a build, indexing allocates many small acyclic objects: collecting cycles
-        # meanwhile only costs time (half of the indexing).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with cycles_uncollected():
             indexed = self._sync(documents, reread, stored or {})
-        finally:
-            if collecting:
-                gc.enable()
         self._synced = token
         return indexed
 
