@@ -373,6 +373,28 @@ def test_check_advises_the_largest_cap_a_tokenizer_counts_within_the_cap(capsys)
     assert demo["advice"] == []
 
 
+# Regression: the advice was counted over a pack selected by the ceiling alone, with the
+# undeclared sources --undeclared-class withholds still in it: not the pack served.
+def test_check_advises_on_the_pack_served_with_undeclared_sources_withheld(capsys) -> None:
+    from dataclasses import asdict
+
+    from conftest import FIXTURES, check
+    from ledger_context.pack.build import ContextBuilder
+    from ledger_context.pack.fit import cap_advice
+    from ledger_context.pack.settings import make_settings
+
+    space = FIXTURES / "overflow"
+    settings = make_settings(max_data_class="internal")._replace(undeclared_class="confidential")
+    build = ContextBuilder(space, settings, cache=False, provenance=False).build()
+    counted = build.pack != ContextBuilder(space, make_settings(max_data_class="internal")).build().pack
+    assert counted  # undeclared sources the pack would otherwise hold are withheld
+    advice = cap_advice(build.selection.blocks, build.pack, 6000, "o200k_base")
+    expected = [] if advice is None else [asdict(advice)]
+    flags = ("--max-data-class", "internal", "--undeclared-class", "confidential", "--json")
+    _, out = check(space, capsys, *flags)
+    assert json.loads(out)["advice"] == expected
+
+
 UNDECLARED = {
     "agents.md": "---\ndata_class: public\n---\n# Agents\n",
     "decisions/0001-plain.md": doc(title="Plain", status="accepted", updated_at="2026-01-02"),

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from .proof.audit import CallRecord
     from .proof.provenance import HeadSource
     from .reader.index import Cleared, IndexOptions
-    from .reader.ledger import Ledger
 
 CEILING_ENV = "LEDGER_MAX_DATA_CLASS"
 BUNDLE_CEILING = "restricted"
@@ -703,7 +702,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         report = check_ledger(ledger, yaml=settings.yaml)
     if is_fault(build.index):  # on stderr: the readout is the same whatever became of the index
         print(f"index: {build.index}", file=sys.stderr)
-    advice = _cap_advice(ledger, settings)
+    advice = _cap_advice(build)
     if args.json:
         import json
         from dataclasses import asdict
@@ -732,20 +731,17 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return report.exit_status
 
 
-def _cap_advice(ledger: Ledger, settings: Settings) -> list[CapAdvice]:
+def _cap_advice(build: ContextBuild) -> list[CapAdvice]:
     """Where a real tokenizer counts the pack over its cap, the largest cap that fits it
-    (spec §9: advice, never a change to the pack or the exit status)."""
-    from .pack.budget import apply_budget
+    (spec §9: advice, never a change to the pack or the exit status); over the build's own
+    selection, so what a ceiling withholds is out of it as it is out of the pack."""
     from .pack.fit import cap_advice
     from .pack.measure import TOKENIZERS
-    from .pack.select import select
 
-    blocks = select(ledger.documents, settings.ceiling).blocks
-    budgeted = apply_budget(blocks, settings.cap_tokens)
-    if budgeted.pack_bytes <= settings.cap_tokens:  # a token is at least a byte: it fits, unloaded
+    budgeted, blocks = build.budgeted, build.selection.blocks
+    if budgeted.pack_bytes <= budgeted.cap_tokens:  # a token is at least a byte: it fits, unloaded
         return []
-    pack = budgeted.pack
-    found = (cap_advice(blocks, pack, settings.cap_tokens, spec.name) for spec in TOKENIZERS)
+    found = (cap_advice(blocks, budgeted.pack, budgeted.cap_tokens, spec.name) for spec in TOKENIZERS)
     return [advice for advice in found if advice is not None]
 
 

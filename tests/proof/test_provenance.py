@@ -232,3 +232,21 @@ def test_under_a_ceiling_a_withheld_file_moves_no_digest_a_client_sees(tmp_path:
     assert seen[0][1].fingerprint == fingerprint((d.path, d.sha256) for d in visible)
     unbounded = ContextBuilder(repo).build().provenance()
     assert unbounded.dirty is True and unbounded.fingerprint != seen[1][1].fingerprint  # no ceiling: all
+
+
+# Regression: an undeclared source withheld by --undeclared-class was still in the
+# fingerprint and in dirty (provenance read the ceiling alone), so editing it moved a digest
+# every client sees, and a guess of its text could be confirmed (spec §8).
+def test_an_undeclared_source_the_ceiling_withholds_moves_no_digest_a_client_sees(tmp_path: Path) -> None:
+    repo = demo_repo(tmp_path)
+    secret = repo / ".ledger" / "findings" / "undeclared.md"
+    secret.write_text("---\nstatus: current\ntitle: PIN\n---\n1234\n", encoding="utf-8")
+    commit_all(repo)
+    settings = make_settings(max_data_class="internal")._replace(undeclared_class="confidential")
+    before = ContextBuilder(repo, settings).build()
+    assert before.is_withheld(".ledger/findings/undeclared.md")
+    secret.write_text("---\nstatus: current\ntitle: PIN\n---\n4321\n", encoding="utf-8")
+    after = ContextBuilder(repo, settings).build()
+    assert before.provenance() == after.provenance() and after.provenance().dirty is False
+    shown = [d for d in before.ledger.documents if not before.is_withheld(d.path)]
+    assert before.provenance().fingerprint == fingerprint((d.path, d.sha256) for d in shown)

@@ -159,7 +159,7 @@ class ContextBuild:
             return result
         from ..proof.provenance import provenance
 
-        result = provenance(self.ledger, head, self.ceiling)  # TEMPSPLIT
+        result = provenance(self.ledger, head, self.is_withheld if self.selection.withheld else None)
         self._memo["provenance"] = (head, result)
         return result
 

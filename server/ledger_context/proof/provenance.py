@@ -25,11 +25,10 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
-from ..model.classify import is_withheld
 from ..model.document import Document
 from ..model.values import Record
 from ..reader.ledger import Ledger
@@ -308,10 +307,14 @@ def dirty(ledger: Ledger, head: Head, documents: Iterable[Document] | None = Non
     return False
 
 
-def provenance(ledger: Ledger, head: Head | None, ceiling: str | None = None) -> Provenance:
+def provenance(
+    ledger: Ledger, head: Head | None, withheld: Callable[[str], bool] | None = None
+) -> Provenance:
     """The provenance of a build that read ``ledger``, against ``head`` (``None``: no
-    work tree, or git refused it), over the documents ``ceiling`` does not withhold."""
-    shown = [d for d in ledger.documents if not is_withheld(d.data_class, ceiling)]
+    work tree, or git refused it), over the documents whose path ``withheld`` (the build's
+    own decision, spec §7) does not name; all of them when ``None``."""
+    documents = ledger.documents
+    shown = documents if withheld is None else [d for d in documents if not withheld(d.path)]
     digest = fingerprint((d.path, d.sha256) for d in shown)
     if head is None:
         return Provenance(None, None, digest, False)
