@@ -167,3 +167,35 @@ def test_a_summary_of_the_wrong_shape_costs_a_build_from_the_entries(tmp_path: P
     for _ in range(2):  # the index written again is used
         texts, build = _outputs(space, settings)
         assert texts == expected and build.index == "used (3 of 3 files from the index)"
+
+
+def _edit_blocks(edit):
+    """An edit of every summary's blocks, as (group, path) lists."""
+
+    def edit_body(body: dict) -> None:
+        for key, (blocks, withheld, rows, figures) in body["build"]["builds"].items():
+            body["build"]["builds"][key] = (edit(blocks), withheld, rows, figures)
+
+    return edit_body
+
+
+# Regression: a bug found by trying to break the product (a re-signed summary whose blocks
+# were reordered put agents.md last, against spec §4, on every run, and was never rewritten).
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda blocks: blocks[::-1],  # agents last
+        lambda blocks: [[6 if group == 3 else group, path] for group, path in blocks],  # wrong group
+        lambda blocks: blocks + blocks[-1:],  # a block twice
+    ],
+)
+def test_a_summary_the_rule_does_not_make_of_its_documents_is_not_used_and_is_written_anew(
+    tmp_path: Path, edit
+) -> None:
+    space, folder = _fault_space(tmp_path)
+    settings = make_settings(index=IndexOptions(folder))
+    _remac(folder, _edit_blocks(edit), summaries=False)
+    expected, _ = _outputs(space, make_settings())
+    texts, build = _outputs(space, settings)
+    assert texts == expected and not isinstance(build.ledger, DeferredLedger)
+    assert isinstance(_new_builder(space, settings).build().ledger, DeferredLedger)  # written anew

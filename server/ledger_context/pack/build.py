@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from functools import partial
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -285,18 +284,20 @@ class ContextBuilder:
         if summary is None:
             return None
         settings, fresh = self.settings, dict[str, FileResult]()
-        withholds = partial(is_withheld, ceiling=settings.ceiling, undeclared=settings.undeclared_class)
         try:
-            # The kept selection must be what these documents select: a summary whose rows
-            # say otherwise (signed by a holder of the key) is not used.
-            if any(withholds(d.data_class) for _, d in summary.blocks) or not all(
-                withholds(d.data_class) for d in summary.withheld
-            ):
-                raise ValueError("a summary at odds with its documents")
-            blocks = [Block(group, document, render(document)) for group, document in summary.blocks]
+            # The summary's documents, selected again (a few dozen): its order, groups and
+            # withheld list must be what the rule makes of them, so a summary signed by a
+            # holder of the key can at most leave a document out, as a forged entry can.
+            chosen = [document for _, document in summary.blocks] + summary.withheld
+            selection = select(chosen, settings.ceiling, settings.undeclared_class)
+            if [(b.group, b.document.path) for b in selection.blocks] != [
+                (group, document.path) for group, document in summary.blocks
+            ] or [d.path for d in selection.withheld] != [d.path for d in summary.withheld]:
+                raise ValueError("a summary the rule does not make of its own documents")
+            blocks = selection.blocks
             lacking = [block.document for block in blocks if lacks_frontmatter(block.document)]
             if not index.verify(lacking, walk, cache, fresh, blob_hash):
-                selection = _completed_selection(Selection(blocks, summary.withheld), index.completed)
+                selection = _completed_selection(selection, index.completed)
                 budgeted = apply_budget(selection.blocks, settings.cap_tokens)
                 served = [outcome.block.document for outcome in budgeted.blocks if outcome.kept_bytes]
                 if not index.verify(served, walk, cache, fresh, blob_hash):

@@ -214,7 +214,9 @@ class IndexUse:
             builds = loaded.build["builds"]
             if not isinstance(builds, dict):
                 return None
-            self._summarized = (walk, set(builds))
+            # Until it proves usable, this key's summary counts as not on disk: one that
+            # fails is written anew by this build, not met again by every later one.
+            self._summarized = (walk, set(builds) - {key})
             if key not in builds:
                 return None
             blocks, withheld, rows, (problems, read, skipped, bytes_read) = builds[key]
@@ -236,6 +238,7 @@ class IndexUse:
         except _UNPARSABLE:
             return None
         self._primed = {path: result for path, (_, result) in entries.items()}
+        self._summarized = (walk, set(builds))
         self._summarized_start = True
         self.report = f"used ({len(walk.files)} of {len(walk.files)} files from the index)"
         return summary
@@ -275,6 +278,8 @@ class IndexUse:
         or it held a value no read gives): the build is made again from the entries."""
         cache.keep_only(set())
         self._primed = {}
+        if self._summarized is not None and self._summarized_start:  # written anew by this build
+            self._summarized = (self._summarized[0], set())
         self._summarized_start = False
         self.completed.clear()
         self.refreshed = 0
