@@ -562,12 +562,13 @@ def _sweep(tmp_path: Path) -> Path:
     return space
 
 
-def _fresh_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths the index use reads afresh from now on, in order."""
+def _fresh_reads(monkeypatch: pytest.MonkeyPatch, module=indexed_module) -> list[str]:
+    """The paths the index use (or ``module``: the reader's loop) reads afresh from now
+    on, in order."""
     read: list[str] = []
-    real = indexed_module.read_file_safely
+    real = module.read_file_safely
     monkeypatch.setattr(
-        indexed_module,
+        module,
         "read_file_safely",
         lambda space, source, *a: read.append(source.path) or real(space, source, *a),
     )

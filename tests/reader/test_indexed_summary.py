@@ -97,13 +97,7 @@ def test_after_a_warm_start_from_the_summary_a_change_reads_only_the_changed_fil
     assert isinstance(builder.build().ledger, DeferredLedger)
     from ledger_context.reader import ledger as ledger_module
 
-    read: list[str] = []
-    real = ledger_module.read_file_safely
-    monkeypatch.setattr(
-        ledger_module,
-        "read_file_safely",
-        lambda space, source, *a: read.append(source.path) or real(space, source, *a),
-    )
+    read = _fresh_reads(monkeypatch, ledger_module)
     changed = space / ".ledger/findings/fin-00.md"
     changed.write_text("---\nstatus: open\ntitle: Changed\n---\n", encoding="utf-8")
     age(changed)
@@ -199,3 +193,42 @@ def test_a_summary_the_rule_does_not_make_of_its_documents_is_not_used_and_is_wr
     texts, build = _outputs(space, settings)
     assert texts == expected and not isinstance(build.ledger, DeferredLedger)
     assert isinstance(_new_builder(space, settings).build().ledger, DeferredLedger)  # written anew
+
+
+def _edit_withheld(edit):
+    """An edit of every summary's withheld paths."""
+
+    def edit_body(body: dict) -> None:
+        for key, (blocks, withheld, rows, figures) in body["build"]["builds"].items():
+            body["build"]["builds"][key] = (blocks, edit(withheld), rows, figures)
+
+    return edit_body
+
+
+# Regression: a bug found by trying to break the product (a re-signed summary whose withheld
+# list was reversed or held a path twice changed explain's figures on every run).
+@pytest.mark.parametrize("edit", [lambda paths: paths[::-1], lambda paths: paths + paths[:1]])
+def test_a_withheld_list_out_of_path_order_or_twice_is_not_used(tmp_path: Path, edit) -> None:
+    space = write_ledger(
+        tmp_path / "space",
+        {"agents.md": "# A\n", "evals/e.md": INTERNAL, "evals/f.md": INTERNAL, "evals/g.md": INTERNAL},
+    )
+    for path in (space / ".ledger").rglob("*.md"):
+        age(path)
+    folder = tmp_path / "cache"
+    settings = make_settings(max_data_class="public", index=IndexOptions(folder))
+    _outputs(space, settings)
+    _remac(folder, _edit_withheld(edit), summaries=False)
+    expected, _ = _outputs(space, make_settings(max_data_class="public"))
+    texts, build = _outputs(space, settings)
+    assert texts == expected and not isinstance(build.ledger, DeferredLedger)
+    assert isinstance(_new_builder(space, settings).build().ledger, DeferredLedger)  # written anew
+
+
+def test_a_group_that_is_not_an_integer_is_not_used(tmp_path: Path) -> None:
+    space, folder = _fault_space(tmp_path)
+    settings = make_settings(index=IndexOptions(folder))
+    _remac(folder, _edit_blocks(lambda blocks: [[str(g), p] for g, p in blocks]), summaries=False)
+    _, build = _outputs(space, settings)
+    assert not isinstance(build.ledger, DeferredLedger)
+    assert isinstance(_new_builder(space, settings).build().ledger, DeferredLedger)

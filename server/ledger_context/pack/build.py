@@ -290,9 +290,14 @@ class ContextBuilder:
             # holder of the key can at most leave a document out, as a forged entry can.
             chosen = [document for _, document in summary.blocks] + summary.withheld
             selection = select(chosen, settings.ceiling, settings.undeclared_class)
-            if [(b.group, b.document.path) for b in selection.blocks] != [
-                (group, document.path) for group, document in summary.blocks
-            ] or [d.path for d in selection.withheld] != [d.path for d in summary.withheld]:
+            withheld = [d.path for d in summary.withheld]  # in path order, as the walk's
+            if (
+                [(b.group, b.document.path) for b in selection.blocks]
+                != [(group, document.path) for group, document in summary.blocks]
+                or [d.path for d in selection.withheld] != withheld
+                or withheld != sorted(set(withheld))
+                or len({d.path for d in chosen}) != len(chosen)
+            ):
                 raise ValueError("a summary the rule does not make of its own documents")
             blocks = selection.blocks
             lacking = [block.document for block in blocks if lacks_frontmatter(block.document)]

@@ -222,8 +222,10 @@ class IndexUse:
             blocks, withheld, rows, (problems, read, skipped, bytes_read) = builds[key]
             entries = decode_rows(rows)
             documents = {p: d for p, (_, result) in entries.items() if (d := result.document) is not None}
+            if any(type(group) is not int for group, _ in blocks):
+                return None
             summary = Summary(
-                [(int(group), documents[path]) for group, path in blocks],
+                [(group, documents[path]) for group, path in blocks],
                 [documents[path] for path in withheld],
                 [Problem._make(p) for p in problems],
                 Counter(dict(read)),
