@@ -37,6 +37,13 @@ CLASSES = ("public", "internal", "confidential", "restricted", "secret!")
 """Data classes the generator declares; the last is misspelt (unknown: withheld)."""
 
 
+@pytest.fixture(autouse=True)
+def _summaries_of_small_ledgers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These ledgers are a few files, nearly all candidates: summaries are kept for them
+    all the same, so that every path of the index is exercised (the share is its own test)."""
+    monkeypatch.setattr(indexed_module, "SUMMARY_SHARE", 1.0)
+
+
 def _document(rng: random.Random, kind: str, i: int) -> str:
     status = {
         "harnesses": ("active", "retired"),

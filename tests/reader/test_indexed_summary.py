@@ -22,6 +22,15 @@ from ledger_context.reader.cache import DocumentCache
 from ledger_context.reader.index import IndexOptions, index_path
 from ledger_context.reader.ledger import DeferredLedger
 
+SHIPPED_SHARE = indexed_module.SUMMARY_SHARE
+
+
+@pytest.fixture(autouse=True)
+def _summaries_of_small_ledgers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These ledgers are a few files, nearly all candidates: summaries are kept for them
+    all the same, so that every path of the index is exercised (the share is its own test)."""
+    monkeypatch.setattr(indexed_module, "SUMMARY_SHARE", 1.0)
+
 
 def _decoded_rows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many rows each decoding of index rows met, from now on."""
@@ -232,3 +241,19 @@ def test_a_group_that_is_not_an_integer_is_not_used(tmp_path: Path) -> None:
     _, build = _outputs(space, settings)
     assert not isinstance(build.ledger, DeferredLedger)
     assert isinstance(_new_builder(space, settings).build().ledger, DeferredLedger)
+
+
+def test_no_summary_is_kept_where_most_documents_are_candidates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexed_module, "SUMMARY_SHARE", SHIPPED_SHARE)
+    space, folder = _fault_space(tmp_path)  # three files, all three candidates
+    settings = make_settings(index=IndexOptions(folder))
+    path = index_path(IndexOptions(folder), space)
+    written = path.stat().st_mtime_ns
+    for _ in range(2):  # from the entries, the index not written again
+        build = _new_builder(space, settings).build()
+        assert not isinstance(build.ledger, DeferredLedger)
+        assert build.index == "used (3 of 3 files from the index)"
+    assert path.stat().st_mtime_ns == written
+    assert index_module.load_index(IndexOptions(folder), space, index_module.version_key(None)).build is None

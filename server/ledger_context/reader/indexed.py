@@ -79,6 +79,12 @@ MAX_SUMMARIES = 8
 """Builds summarized in one index: one per settings key (ceiling, undeclared class, git
 object format) last used on its walk; the CLI and a server often differ."""
 
+SUMMARY_SHARE = 0.25
+"""A summary is kept only when its documents (candidate blocks and withheld ones) are at
+most this share of the ledger's files: a documentation ledger whose findings are nearly all
+current selects 68 % of its files, and its warm start from a summary was 17 % slower than
+from the entries, with an index three times the size (bench/index.py, docs-10000)."""
+
 SummaryKey = tuple[str | None, str | None, str | None]
 """What a build's selection depends on beyond its files: the ceiling, the class undeclared
 sources are read as, and the git object format of its blob ids."""
@@ -381,13 +387,17 @@ class IndexUse:
         entry was stale), or when the file does not summarize this build of this walk.
         The summary (``blocks`` as (group, path), ``withheld`` paths, the ledger's
         figures) is kept only when every file of the walk has its entry and all are older
-        than the moment of writing by the racy rule."""
+        than the moment of writing by the racy rule, and when its documents are at most
+        :data:`SUMMARY_SHARE` of the files: where most documents are candidates (or
+        withheld), selecting from a summary saves nothing, and it would double the index."""
         walk = ledger.walk
         summarized = self._summarized
-        fresh_summary = walk is not None and not (
+        paths = [path for _, path in blocks] + withheld
+        wanted = walk is not None and ledger.cached and len(paths) <= SUMMARY_SHARE * len(walk.files)
+        fresh_summary = wanted and not (
             summarized is not None and key in summarized[1] and summarized[0] == walk
         )
-        if self._in_step == cache.changes and not (fresh_summary and ledger.cached):
+        if self._in_step == cache.changes and not fresh_summary:
             return
         written_ns = time.time_ns()
         build = None
@@ -396,12 +406,13 @@ class IndexUse:
             if summarized is not None and summarized[0] == walk and self.loaded is not None:
                 kept = dict(self.loaded.build["builds"]) if self.loaded.build else {}
             kept.pop(key, None)
-            paths = [path for _, path in blocks] + withheld
-            rows = [entry_row(path, *entry) for path in paths if (entry := cache.entry(path)) is not None]
-            figures = ([tuple(p) for p in ledger.problems], list(ledger.read.items()),
-                       list(ledger.skipped.items()), ledger.bytes_read)  # fmt: skip
-            kept[key] = ([list(b) for b in blocks], withheld, rows, figures)
-            build = {"walk": _walk_data(walk), "builds": dict(list(kept.items())[-MAX_SUMMARIES:])}
+            if wanted:
+                rows = [entry_row(path, *entry) for path in paths if (entry := cache.entry(path)) is not None]
+                figures = ([tuple(p) for p in ledger.problems], list(ledger.read.items()),
+                           list(ledger.skipped.items()), ledger.bytes_read)  # fmt: skip
+                kept[key] = ([list(b) for b in blocks], withheld, rows, figures)
+            if kept:
+                build = {"walk": _walk_data(walk), "builds": dict(list(kept.items())[-MAX_SUMMARIES:])}
         items = cache.items()
         fault = save_index(self.options, self.space, self.version, items, written_ns, build)
         if self.refreshed:
