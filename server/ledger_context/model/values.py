@@ -16,8 +16,6 @@ matters most, and the fastest to make.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -49,16 +47,20 @@ class Record:
         return type(self)(**values)
 
 
-@contextmanager
-def cycles_uncollected() -> Iterator[None]:
+class cycles_uncollected:  # used as a function: with cycles_uncollected():
     """Run the block without the cyclic garbage collector: a build, decoding the ledger
     index and indexing for search allocate many small acyclic objects, and collecting
     meanwhile only costs time (a quarter of a warm build of 100,000 files, half of
-    indexing, nine tenths of decoding 30,000 index entries). Nested use is safe."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
+    indexing, nine tenths of decoding 30,000 index entries). Nested use is safe. A class,
+    not a generator: leaving allocates nothing, so the collection the block's objects are
+    due comes at the caller's next allocation, as it would after any call."""
+
+    __slots__ = ("collecting",)
+
+    def __enter__(self) -> None:
+        self.collecting = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.collecting:
             gc.enable()
