@@ -128,16 +128,23 @@ def test_no_summary_is_kept_of_a_walk_whose_files_are_too_recent_to_trust(tmp_pa
     assert not isinstance(again.ledger, DeferredLedger)  # and no summary of it was kept
 
 
-def test_a_summary_at_odds_with_its_rows_is_not_used(tmp_path: Path) -> None:
-    """A holder of the key signs a summary whose withheld document its row calls public:
-    the build is made from the entries, never from a selection its own rows contradict."""
-    space = write_ledger(tmp_path / "space", {"agents.md": "# A\n", "evals/e.md": INTERNAL})
+def _public_only(tmp_path: Path, files: dict[str | bytes, str | bytes]) -> tuple[Path, Path, Settings]:
+    """A ledger of ``files``, aged, its index written by a build under the ceiling
+    ``public``: the space, the index folder and those settings."""
+    space = write_ledger(tmp_path / "space", files)
     for path in (space / ".ledger").rglob("*.md"):
         age(path)
     folder = tmp_path / "cache"
     settings = make_settings(max_data_class="public", index=IndexOptions(folder))
-    expected, _ = _outputs(space, make_settings(max_data_class="public"))
     _outputs(space, settings)
+    return space, folder, settings
+
+
+def test_a_summary_at_odds_with_its_rows_is_not_used(tmp_path: Path) -> None:
+    """A holder of the key signs a summary whose withheld document its row calls public:
+    the build is made from the entries, never from a selection its own rows contradict."""
+    space, folder, settings = _public_only(tmp_path, {"agents.md": "# A\n", "evals/e.md": INTERNAL})
+    expected, _ = _outputs(space, make_settings(max_data_class="public"))
 
     def declassify_summary_only(body: dict) -> None:
         for entry in body["entries"] if "summary" in body else ():
@@ -218,15 +225,8 @@ def _edit_withheld(edit):
 # list was reversed or held a path twice changed explain's figures on every run).
 @pytest.mark.parametrize("edit", [lambda paths: paths[::-1], lambda paths: paths + paths[:1]])
 def test_a_withheld_list_out_of_path_order_or_twice_is_not_used(tmp_path: Path, edit) -> None:
-    space = write_ledger(
-        tmp_path / "space",
-        {"agents.md": "# A\n", "evals/e.md": INTERNAL, "evals/f.md": INTERNAL, "evals/g.md": INTERNAL},
-    )
-    for path in (space / ".ledger").rglob("*.md"):
-        age(path)
-    folder = tmp_path / "cache"
-    settings = make_settings(max_data_class="public", index=IndexOptions(folder))
-    _outputs(space, settings)
+    files = {"agents.md": "# A\n", "evals/e.md": INTERNAL, "evals/f.md": INTERNAL, "evals/g.md": INTERNAL}
+    space, folder, settings = _public_only(tmp_path, files)
     _remac(folder, _edit_withheld(edit), summaries=False)
     expected, _ = _outputs(space, make_settings(max_data_class="public"))
     texts, build = _outputs(space, settings)
