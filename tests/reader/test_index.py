@@ -14,6 +14,7 @@ import pytest
 
 from conftest import doc, write_ledger
 from ledger_context.model.document import FileResult
+from ledger_context.reader import index as index_module
 from ledger_context.reader.identity import FileIdentity
 from ledger_context.reader.index import (
     KEY_BYTES,
@@ -23,8 +24,10 @@ from ledger_context.reader.index import (
     decode_index,
     encode_index,
     index_path,
+    join_body,
     load_index,
     save_index,
+    seal,
     trusted,
     user_key,
     version_key,
@@ -140,27 +143,31 @@ def test_a_spoilt_file_is_refused(tmp_path: Path, spoil, fault: str) -> None:
 
 def test_a_valid_mac_over_a_body_that_is_not_an_index_is_refused(tmp_path: Path) -> None:
     space = _space(tmp_path)
-    import hashlib
-    import hmac
-
     here = os.fsdecode(os.path.realpath(space))
+    header = {"version": VERSION, "space": here, "written_ns": 1}
     bodies = [
         b"[1,2]",
         b"{",
         b"\xff",
-        marshal.dumps([1, 2]),
-        marshal.dumps(compile("1", "x", "eval")),  # a code object: built, never run
-        marshal.dumps({"version": VERSION, "space": "x"}),
+        b"99\n" + marshal.dumps(header),  # a length past the end
+        b"-1\n" + marshal.dumps(header),
+        b"1" * 30 + b"\n",  # no newline among the first 21 bytes
+        join_body({"version": VERSION, "space": "x"}, b""),  # type: ignore[dict-item]
+        join_body(header, b"\xff"),
+        *(join_body(bad, marshal.dumps([])) for bad in ([1, 2], compile("1", "x", "eval"))),  # type: ignore[arg-type]
         *(
-            marshal.dumps({"version": VERSION, "space": here, "written_ns": 1, "entries": rows})
+            join_body(header, marshal.dumps(rows))
             for rows in ([[1, 2]], [("p", (1, 2, 3, 4, 5), 1, (), (1,))], [("p", (1, 2), 1, (), None)], 7)
         ),
-        marshal.dumps({"version": VERSION, "space": here, "written_ns": "1", "entries": []}),
+        join_body({**header, "written_ns": "1"}, marshal.dumps([])),
     ]
     for body in bodies:
-        data = MAGIC + hmac.new(b"k" * 32, body, hashlib.sha256).hexdigest().encode() + b"\n" + body
-        loaded = decode_index(data, b"k" * 32, VERSION, space)
+        loaded = decode_index(seal(b"k" * 32, body), b"k" * 32, VERSION, space)
         assert loaded.fault is not None and loaded.entries == {}, body
+    assert (
+        decode_index(seal(b"k" * 32, join_body(header, marshal.dumps([]))), b"k" * 32, VERSION, space).fault
+        is None
+    )
 
 
 def test_another_version_or_ledger_is_refused(tmp_path: Path) -> None:
@@ -217,6 +224,35 @@ def test_a_file_or_folder_others_may_write_is_refused(tmp_path: Path) -> None:
     assert save_index(options, space, VERSION, []) == "the cache folder is writable by others"
     options.directory.chmod(0o700)
     assert load_index(options, space, VERSION).fault is None
+
+
+def test_short_reads_go_on_to_the_end_and_never_past_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    space = _space(tmp_path)
+    options = IndexOptions(tmp_path / "cache")
+    save_index(options, space, VERSION, _entries(space))
+    whole = load_index(options, space, VERSION).entries
+    asked: list[int] = []
+    real_read = os.read
+
+    def short(fd: int, n: int) -> bytes:  # a file system that gives at most 100 bytes a call
+        asked.append(n)
+        return real_read(fd, min(n, 100))
+
+    monkeypatch.setattr(index_module.os, "read", short)
+    assert load_index(options, space, VERSION).entries == whole and len(asked) > 2
+    # A key file that grows after its size was checked: read to one byte past the limit.
+    key = options.directory / "key"
+    key.write_bytes(b"k" * 20)
+
+    def growing(fd: int, n: int) -> bytes:
+        with key.open("ab") as handle:
+            handle.write(b"k" * 500)
+        return short(fd, n)
+
+    monkeypatch.setattr(index_module.os, "read", growing)
+    assert index_module._open_private(key, KEY_BYTES)[0] == b"k" * (KEY_BYTES + 1)
 
 
 def test_the_key_is_made_once_and_checked(tmp_path: Path) -> None:

@@ -5,8 +5,6 @@ each fault of the index file costs time, never output, and is reported once."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import marshal
 import os
 import random
@@ -29,7 +27,7 @@ from ledger_context.reader import index as index_module
 from ledger_context.reader import indexed as indexed_module
 from ledger_context.reader.cache import DocumentCache
 from ledger_context.reader.check import check_ledger
-from ledger_context.reader.index import MAGIC, IndexOptions, index_path, user_key
+from ledger_context.reader.index import MAGIC, IndexOptions, index_path, join_body, seal, split_body, user_key
 from ledger_context.reader.indexed import is_fault
 from ledger_context.search.result import search
 
@@ -144,26 +142,24 @@ def _remac(folder: Path, edit, summaries: bool = True) -> None:
     entries as lists, and then (with ``summaries``) each build summary's rows the same way
     (``entries``)."""
     path = _index_file(folder)
-    data = path.read_bytes()
-    body = marshal.loads(data[len(MAGIC) + 65 :])
+    body, rows = split_body(memoryview(path.read_bytes())[len(MAGIC) + 65 :])
     # Rows are tuples; each is edited as lists, then made tuples again.
-    body["entries"] = _as_lists(marshal.loads(body["entries"]))
+    body["entries"] = _as_lists(marshal.loads(rows))
     edit(body)
-    body["entries"] = marshal.dumps(_as_tuples(body["entries"]))
+    rows = marshal.dumps(_as_tuples(body.pop("entries")))
     builds = body["build"]["builds"] if summaries and body["build"] else {}
-    for key, (blocks, withheld, rows, figures) in builds.items():
+    for key, (blocks, withheld, kept, figures) in builds.items():
         summary = {
-            "entries": _as_lists(rows),
+            "entries": _as_lists(kept),
             "written_ns": body["written_ns"],
             "build": body["build"],
             "summary": key,
         }
         edit(summary)
         body["build"]["builds"][key] = (blocks, withheld, _as_tuples(summary["entries"]), figures)
-    raw = marshal.dumps(body)
-    key, _ = user_key(folder, create=False)
-    assert key is not None
-    path.write_bytes(MAGIC + hmac.new(key, raw, hashlib.sha256).hexdigest().encode() + b"\n" + raw)
+    user, _ = user_key(folder, create=False)
+    assert user is not None
+    path.write_bytes(seal(user, join_body(body, rows)))
 
 
 def _promote(body: dict) -> None:

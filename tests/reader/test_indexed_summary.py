@@ -6,14 +6,17 @@ same bytes."""
 
 from __future__ import annotations
 
+import marshal
 import os
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from test_indexed import INTERNAL, _fault_space, _fresh_reads, _generate, _outputs, _remac
 
 from conftest import age, write_ledger
+from ledger_context.model.problems import Problem
 from ledger_context.pack.build import ContextBuilder
 from ledger_context.pack.settings import Settings, make_settings
 from ledger_context.reader import index as index_module
@@ -21,6 +24,7 @@ from ledger_context.reader import indexed as indexed_module
 from ledger_context.reader.cache import DocumentCache
 from ledger_context.reader.index import IndexOptions, index_path
 from ledger_context.reader.ledger import DeferredLedger
+from ledger_context.reader.walk import SourceFile, Walk
 
 SHIPPED_SHARE = indexed_module.SUMMARY_SHARE
 
@@ -257,3 +261,34 @@ def test_no_summary_is_kept_where_most_documents_are_candidates(
         assert build.index == "used (3 of 3 files from the index)"
     assert path.stat().st_mtime_ns == written
     assert index_module.load_index(IndexOptions(folder), space, index_module.version_key(None)).build is None
+
+
+def _walk(
+    *files: SourceFile, problems: tuple[Problem, ...] = (), skipped: dict[str, int] | None = None
+) -> Walk:
+    return Walk(list(files), list(problems), Counter(skipped or {}))
+
+
+_FILE = SourceFile("findings", ".ledger/findings/a.md", (1, 2, 3, 4, 5))
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        _walk(_FILE._replace(path=".ledger/findings/b.md")),
+        _walk(_FILE._replace(kind="decisions")),
+        _walk(_FILE._replace(linked=True)),
+        *(
+            _walk(_FILE._replace(identity=(*_FILE.identity[:at], 9, *_FILE.identity[at + 1 :])))
+            for at in range(5)
+        ),
+        _walk(_FILE, _FILE._replace(path=".ledger/findings/b.md")),
+        _walk(),
+        _walk(_FILE, problems=(Problem(".ledger/findings/x.txt", "warning", "misnamed"),)),
+        _walk(_FILE, skipped={"findings": 1}),
+    ],
+)
+def test_the_summarized_walk_is_the_same_walk_column_by_column(other: Walk) -> None:
+    data = marshal.loads(marshal.dumps(indexed_module._walk_data(_walk(_FILE))))  # as read back
+    assert indexed_module._same_walk(data, _walk(_FILE))
+    assert not indexed_module._same_walk(data, other)
