@@ -3,6 +3,10 @@
 stat floor
     ``os.stat`` of every document, with the paths listed beforehand: the least a reader
     that trusts a cache must do to notice a change (what a warm call is held to).
+walk floor
+    List ``.ledger`` with ``os.scandir``, ``lstat`` every ``.md`` file found and sort the
+    paths: the least a reader that trusts a cache does in Python when it must also notice
+    a new file (every new process: no list made beforehand).
 I/O floor
     Walk ``.ledger`` with ``os.scandir`` and read every ``.md`` file's bytes: the least a
     reader without a cache must do.
@@ -35,6 +39,24 @@ def stat_floor(paths: list[str]) -> None:
     """``os.stat`` every path of a list made beforehand."""
     for path in paths:
         os.stat(path)
+
+
+def walk_floor(space: Path) -> int:
+    """List ``.ledger`` with ``os.scandir`` and ``lstat`` every ``.md`` file (its identity,
+    as a warm build keeps it), then sort by path; returns the files found."""
+    found: list[tuple[str, tuple[int, int, int, int, int]]] = []
+    stack = [os.path.join(space, ".ledger")]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.endswith(".md"):
+                    st = entry.stat(follow_symlinks=False)
+                    identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                    found.append((entry.path, identity))
+    found.sort()
+    return len(found)
 
 
 def io_floor(space: Path) -> int:

@@ -6,9 +6,11 @@ long-body (``long_ledgers.py``: ``findings-2500``) or documentation-site ledger
 (``doc_ledgers.py``: ``docs-10000``, many keys and many problems) asked for, in one run on
 one machine:
 
-- the stat floor (``os.stat`` of every document, the list made beforehand);
+- the stat floor (``os.stat`` of every document, the list made beforehand) and the walk
+  floor (``os.scandir`` of every folder and ``lstat`` of every document, sorted: the least
+  a new process that must also notice new files does in Python, ``floors.py``);
 - an in-process build by a *new* builder with a warm index (what every new process does),
-  and its ratio to the stat floor (goal ≤ 2×);
+  and its ratio to the stat floor (goal ≤ 2×) and to the walk floor;
 - the first build ever: a new builder with an empty index folder (it reads, parses and
   writes the index), beside a build without the index (``--no-index``, as before): its
   ratio to that (goal ≤ 1×, no slower than today);
@@ -40,7 +42,7 @@ import time
 from pathlib import Path
 
 from doc_ledgers import generate_doc_space
-from floors import list_documents, stat_floor
+from floors import list_documents, stat_floor, walk_floor
 from ledgers import generate_space, wait_until_ready
 from long_ledgers import generate_long_space, wait_until_long_ready
 from machine import BENCH_DIR, child_env, load_average, log
@@ -112,6 +114,7 @@ def bench_ledger(name: str, space: Path, documents: int, work: Path) -> dict[str
     paths = list_documents(space)
     _build(space, None)  # warms the page cache
     floor, _ = measure(lambda: stat_floor(paths), max(reps, 5))
+    walked, _ = measure(lambda: walk_floor(space), max(reps, 5))
     folder = work / f"index-{name}" / "ledger-context"
     shutil.rmtree(folder.parent, ignore_errors=True)
     expected = _build(space, None)
@@ -133,6 +136,7 @@ def bench_ledger(name: str, space: Path, documents: int, work: Path) -> dict[str
         "name": name,
         "documents": len(paths),
         "floor": floor.median,
+        "walk floor": walked.median,
         "warm": warm.median,
         "first": first.median,
         "today": today.median,
@@ -199,16 +203,19 @@ def report(ledgers: list[dict[str, object]], server: dict[str, tuple[float, floa
         f"{os.cpu_count()} cores, load {load_average()}, Python {sys.version.split()[0]}, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Medians; whole processes in turn.",
         "",
-        "| ledger | docs | stat floor | warm index build | ÷ floor (≤ 2×) | first build, index written "
-        "| --no-index build | ÷ (≤ 1×) | index size |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| ledger | docs | stat floor | walk floor | warm index build | ÷ stat floor (≤ 2×) | ÷ walk floor "
+        "| first build, index written | --no-index build | ÷ (≤ 1×) | index size |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in ledgers:
-        floor, warm, first, today = (float(r[k]) for k in ("floor", "warm", "first", "today"))  # type: ignore[arg-type]
+        floor, walked, warm, first, today = (
+            float(r[k])  # type: ignore[arg-type]
+            for k in ("floor", "walk floor", "warm", "first", "today")
+        )
         lines.append(
-            f"| {r['name']} | {r['documents']:,} | {fmt_time(floor)} | {fmt_time(warm)} "
-            f"| {warm / floor:.1f}× "
-            f"{_verdict(warm / floor <= 2)} | {fmt_time(first)} | {fmt_time(today)} | {first / today:.2f}× "
+            f"| {r['name']} | {r['documents']:,} | {fmt_time(floor)} | {fmt_time(walked)} | {fmt_time(warm)} "
+            f"| {warm / floor:.1f}× {_verdict(warm / floor <= 2)} | {warm / walked:.1f}× "
+            f"| {fmt_time(first)} | {fmt_time(today)} | {first / today:.2f}× "
             f"{_verdict(first / today <= 1.0)} | {int(r['size']) / 1e6:.1f} MB |"  # type: ignore[call-overload]
         )
     lines += [

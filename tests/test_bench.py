@@ -287,3 +287,18 @@ def test_generated_search_titles_name_a_subject_the_body_mentions(tmp_path: Path
         assert 4 <= len(title) <= 7
         mentioned += sum(word in body for word in title) >= len(title) // 2
     assert mentioned >= 20  # most words of most titles are in their bodies
+
+
+def test_the_walk_floor_finds_every_document_and_the_index_report_shows_both_floors(tmp_path: Path) -> None:
+    import index as index_bench
+    from floors import list_documents, walk_floor
+    from ledger_context.reader.walk import walk_ledger
+
+    space = long_ledgers.generate_long_space(tmp_path, "findings", 40).path
+    assert walk_floor(space) == len(list_documents(space)) == len(walk_ledger(space).files) == 40
+    names = ("pack, warm index", "pack, first run", "pack --no-index", "naive reader", "python -c pass")
+    whole = dict.fromkeys((*names, "search, warm postings", "search --no-index"), 1.0)
+    row = {"name": "exp10000", "documents": 10_000, "floor": 0.03, "walk floor": 0.045, "warm": 0.069,
+           "first": 1.1, "today": 1.0, "size": 4_700_000, "whole": whole}  # fmt: skip
+    text = index_bench.report([row], None)
+    assert "| exp10000 | 10,000 | 30 ms | 45 ms | 69 ms | 2.3× MISS | 1.5× |" in text
