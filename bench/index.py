@@ -47,7 +47,7 @@ from ledgers import generate_space, wait_until_ready
 from long_ledgers import generate_long_space, wait_until_long_ready
 from machine import BENCH_DIR, child_env, load_average, log
 from spaces import DEFAULT_SPACES_DIR, wait_until
-from timing import Timing, fmt_time, measure
+from timing import Timing, fmt_time, measure, measure_in_turn, ratio_in_turn
 
 SIZES = (1_000, 10_000, 100_000)
 REPS = {1_000: 9, 10_000: 5, 30_000: 3, 100_000: 2}
@@ -113,16 +113,23 @@ def bench_ledger(name: str, space: Path, documents: int, work: Path) -> dict[str
     reps = REPS.get(documents, 3 if documents <= 30_000 else 2)
     paths = list_documents(space)
     _build(space, None)  # warms the page cache
-    floor, _ = measure(lambda: stat_floor(paths), max(reps, 5))
-    walked, _ = measure(lambda: walk_floor(space), max(reps, 5))
     folder = work / f"index-{name}" / "ledger-context"
     shutil.rmtree(folder.parent, ignore_errors=True)
     expected = _build(space, None)
     if _build(space, folder) != expected:
         raise RuntimeError(f"{name}: the first build with the index gave another pack")
-    warm, pack = measure(lambda: _build(space, folder), reps)
-    if pack != expected:
+    if _build(space, folder) != expected:
         raise RuntimeError(f"{name}: a build from the warm index gave another pack")
+    # In turn, so that each ratio is of times taken in the same moment of a shared machine.
+    turns = measure_in_turn(
+        {
+            "floor": lambda: stat_floor(paths),
+            "walk floor": lambda: walk_floor(space),
+            "warm": lambda: _build(space, folder),
+        },
+        max(reps, 5),
+    )
+    floor, walked, warm = turns["floor"], turns["walk floor"], turns["warm"]
 
     def empty_folder(_rep: int) -> None:
         shutil.rmtree(folder, ignore_errors=True)
@@ -138,6 +145,8 @@ def bench_ledger(name: str, space: Path, documents: int, work: Path) -> dict[str
         "floor": floor.median,
         "walk floor": walked.median,
         "warm": warm.median,
+        "warm ÷ floor": ratio_in_turn(warm, floor),
+        "warm ÷ walk floor": ratio_in_turn(warm, walked),
         "first": first.median,
         "today": today.median,
         "size": index_file.stat().st_size,
@@ -201,20 +210,21 @@ def report(ledgers: list[dict[str, object]], server: dict[str, tuple[float, floa
         "## The ledger index (bench/index.py, issue 26)",
         "",
         f"{os.cpu_count()} cores, load {load_average()}, Python {sys.version.split()[0]}, "
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Medians; whole processes in turn.",
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Medians; the floors and the warm build "
+        "in turn, each ratio the median of the turns' ratios; whole processes in turn.",
         "",
         "| ledger | docs | stat floor | walk floor | warm index build | ÷ stat floor (≤ 2×) | ÷ walk floor "
         "| first build, index written | --no-index build | ÷ (≤ 1×) | index size |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in ledgers:
-        floor, walked, warm, first, today = (
+        floor, walked, warm, first, today, by_floor, by_walk = (
             float(r[k])  # type: ignore[arg-type]
-            for k in ("floor", "walk floor", "warm", "first", "today")
+            for k in ("floor", "walk floor", "warm", "first", "today", "warm ÷ floor", "warm ÷ walk floor")
         )
         lines.append(
             f"| {r['name']} | {r['documents']:,} | {fmt_time(floor)} | {fmt_time(walked)} | {fmt_time(warm)} "
-            f"| {warm / floor:.1f}× {_verdict(warm / floor <= 2)} | {warm / walked:.1f}× "
+            f"| {by_floor:.1f}× {_verdict(by_floor <= 2)} | {by_walk:.1f}× "
             f"| {fmt_time(first)} | {fmt_time(today)} | {first / today:.2f}× "
             f"{_verdict(first / today <= 1.0)} | {int(r['size']) / 1e6:.1f} MB |"  # type: ignore[call-overload]
         )

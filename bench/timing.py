@@ -45,6 +45,26 @@ def measure(
     return Timing(times), result
 
 
+def measure_in_turn(actions: dict[str, Callable[[], object]], reps: int) -> dict[str, Timing]:
+    """Run every one of ``actions`` once per repetition, in turn, so that a ratio of two is
+    taken of times the machine gave in the same moment (:func:`ratio_in_turn`); their times
+    by name."""
+    times: dict[str, list[float]] = {name: [] for name in actions}
+    for _rep in range(reps):
+        for name, action in actions.items():
+            gc.collect()
+            started = time.perf_counter()
+            action()
+            times[name].append(time.perf_counter() - started)
+    return {name: Timing(samples) for name, samples in times.items()}
+
+
+def ratio_in_turn(numerator: Timing, denominator: Timing) -> float:
+    """The median of the ratios of two measurements taken in turn (:func:`measure_in_turn`),
+    repetition by repetition: steadier on a shared machine than a ratio of two medians."""
+    return statistics.median(n / d for n, d in zip(numerator.times, denominator.times, strict=True))
+
+
 def percentile(values: list[float], fraction: float) -> float:
     """Nearest-rank percentile (``fraction`` in 0..1)."""
     ordered = sorted(values)

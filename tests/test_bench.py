@@ -299,6 +299,17 @@ def test_the_walk_floor_finds_every_document_and_the_index_report_shows_both_flo
     names = ("pack, warm index", "pack, first run", "pack --no-index", "naive reader", "python -c pass")
     whole = dict.fromkeys((*names, "search, warm postings", "search --no-index"), 1.0)
     row = {"name": "exp10000", "documents": 10_000, "floor": 0.03, "walk floor": 0.045, "warm": 0.069,
+           "warm ÷ floor": 2.3, "warm ÷ walk floor": 1.5,
            "first": 1.1, "today": 1.0, "size": 4_700_000, "whole": whole}  # fmt: skip
     text = index_bench.report([row], None)
     assert "| exp10000 | 10,000 | 30 ms | 45 ms | 69 ms | 2.3× MISS | 1.5× |" in text
+
+
+def test_measurements_in_turn_alternate_and_their_ratio_is_taken_turn_by_turn() -> None:
+    from timing import Timing, measure_in_turn, ratio_in_turn
+
+    calls: list[str] = []
+    turns = measure_in_turn({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
+    assert calls == ["a", "b"] * 3 and [t.reps for t in turns.values()] == [3, 3]
+    # Turn by turn: 2, 2, 20 -> 2; the ratio of the medians would be 4 / 1 = 4.
+    assert ratio_in_turn(Timing([2.0, 4.0, 40.0]), Timing([1.0, 2.0, 2.0])) == 2.0
