@@ -17,8 +17,12 @@ read-and-decode floor
 
 from __future__ import annotations
 
+import gc
 import os
+from operator import itemgetter
 from pathlib import Path
+
+_first = itemgetter(0)
 
 
 def list_documents(space: Path) -> list[str]:
@@ -43,19 +47,26 @@ def stat_floor(paths: list[str]) -> None:
 
 def walk_floor(space: Path) -> int:
     """List ``.ledger`` with ``os.scandir`` and ``lstat`` every ``.md`` file (its identity,
-    as a warm build keeps it), then sort by path; returns the files found."""
+    as a warm build keeps it), then sort by path; returns the files found. The cycle
+    collector is paused meanwhile, as a build pauses it."""
     found: list[tuple[str, tuple[int, int, int, int, int]]] = []
     stack = [os.path.join(space, ".ledger")]
-    while stack:
-        with os.scandir(stack.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.name.endswith(".md"):
-                    st = entry.stat(follow_symlinks=False)
-                    identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-                    found.append((entry.path, identity))
-    found.sort()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        while stack:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.name.endswith(".md"):
+                        st = entry.stat(follow_symlinks=False)
+                        identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                        found.append((entry.path, identity))
+        found.sort(key=_first)
+    finally:
+        if collecting:
+            gc.enable()
     return len(found)
 
 

@@ -658,3 +658,23 @@ def test_many_folders_under_one_kind_do_not_starve_the_others(
     build = build_context(space)
     assert [d.kind for d in build.ledger.documents] == ["finding", "harness"]
     assert "## Harness: h" in build.pack and "## Finding: f" in build.pack
+
+
+def test_a_walk_keeps_its_files_as_met_and_compares_by_them(ledger: Callable[[Files], Path]) -> None:
+    """``found`` holds the files in the order the walk met them (before sorting), and walks
+    compare by it: met in that order, a later walk's files lie in memory in the order it
+    compares them (3x quicker at 100,000 files than in path order)."""
+    space = ledger(
+        {f"findings/f{n:02d}.md": "---\nstatus: open\n---\n" for n in range(30)} | {"agents.md": "# A\n"}
+    )
+    walk = walk_ledger(space)
+    assert walk.found is not walk.files and sorted(walk.found, key=lambda f: f.path) == walk.files
+    assert walk == walk_ledger(space)
+    assert walk != walk._replace(found=walk.found[::-1])  # the same files met otherwise: a new walk
+    assert walk != walk._replace(found=walk.found[:-1])
+    (space / ".ledger/findings/f00.md").write_text("---\nstatus: closed\n---\n", encoding="utf-8")
+    assert walk != walk_ledger(space)
+    linked = ledger({"findings/a.md": "---\nstatus: open\n---\n"})
+    (linked / ".ledger/findings/b.md").symlink_to("a.md")
+    twice = walk_ledger(linked)
+    assert [f.path for f in twice.files] == [".ledger/findings/a.md"] and len(twice.found) == 2

@@ -116,15 +116,17 @@ class Summary(Record):
 
 
 def _walk_data(walk: Walk) -> list[Any]:
-    """A walk as plain data, to be compared with a later walk as it is (tuples compare
-    with the walk's named tuples): one pass over the files, each met once, was quicker than
-    comparing columns (paths, identities…) after a walk, whose files lie apart in memory."""
-    return [[tuple(f) for f in walk.files], [tuple(p) for p in walk.problems], list(walk.skipped.items())]
+    """A walk as plain data, compared with a later walk as it is (tuples compare with the
+    walk's named tuples), as :class:`~ledger_context.reader.walk.Walk` compares: by the
+    files as met. One pass over tuples was quicker than comparing columns (paths,
+    identities…), and the files as met quicker than in path order: they lie in memory in
+    the order the walk made them."""
+    return [[tuple(f) for f in walk.found], [tuple(p) for p in walk.problems], list(walk.skipped.items())]
 
 
 def _same_walk(data: Any, walk: Walk) -> bool:
-    files, problems, skipped = data
-    return bool(files == walk.files and problems == walk.problems and skipped == list(walk.skipped.items()))
+    found, problems, skipped = data
+    return bool(found == walk.found and problems == walk.problems and skipped == list(walk.skipped.items()))
 
 
 def _all_safe(walk: Walk, written_ns: int, racy_ns: int) -> bool:
