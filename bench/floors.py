@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Iterator
 from operator import itemgetter
 from pathlib import Path
 
 _first = itemgetter(0)
 
 
-def list_documents(space: Path) -> list[str]:
-    """Every ``.md`` file below ``.ledger``, found with ``os.scandir``."""
-    found: list[str] = []
+def _documents(space: Path) -> Iterator[os.DirEntry[str]]:
+    """Every ``.md`` file below ``.ledger``, as ``os.scandir`` lists it."""
     stack = [os.path.join(space, ".ledger")]
     while stack:
         with os.scandir(stack.pop()) as entries:
@@ -35,8 +35,12 @@ def list_documents(space: Path) -> list[str]:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
                 elif entry.name.endswith(".md"):
-                    found.append(entry.path)
-    return found
+                    yield entry
+
+
+def list_documents(space: Path) -> list[str]:
+    """Every ``.md`` file below ``.ledger``, found with ``os.scandir``."""
+    return [entry.path for entry in _documents(space)]
 
 
 def stat_floor(paths: list[str]) -> None:
@@ -50,19 +54,12 @@ def walk_floor(space: Path) -> int:
     as a warm build keeps it), then sort by path; returns the files found. The cycle
     collector is paused meanwhile, as a build pauses it."""
     found: list[tuple[str, tuple[int, int, int, int, int]]] = []
-    stack = [os.path.join(space, ".ledger")]
     collecting = gc.isenabled()
     gc.disable()
     try:
-        while stack:
-            with os.scandir(stack.pop()) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    elif entry.name.endswith(".md"):
-                        st = entry.stat(follow_symlinks=False)
-                        identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-                        found.append((entry.path, identity))
+        for entry in _documents(space):
+            st = entry.stat(follow_symlinks=False)
+            found.append((entry.path, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)))
         found.sort(key=_first)
     finally:
         if collecting:
