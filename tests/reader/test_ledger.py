@@ -156,3 +156,40 @@ def test_a_build_keeps_no_document_bodies(tmp_path):
     assert documents[".ledger/findings/f.md"].body is None
     assert documents[".ledger/decisions/d.md"].body is None
     assert documents[".ledger/findings/f.md"].title == "f"  # what the body gives is still read
+
+
+# --------------------------------------------------------------------------- read errors: which last
+
+
+def test_a_read_error_of_the_moment_or_of_the_path_spelling_is_never_kept(tmp_path, monkeypatch):
+    """Only a refusal the file's own permissions make is kept (cached, and in the ledger
+    index, for other processes); an error of the moment (EIO, EMFILE…) or of how the
+    space's path was spelt (ENAMETOOLONG: the index is shared by every spelling) is not,
+    so the next read reads the file (found by a tester: a pack run by a long path spelling
+    hid the document from runs by a short one)."""
+    import errno
+
+    from ledger_context.reader import ledger as ledger_module
+    from ledger_context.reader.cache import DocumentCache
+    from ledger_context.reader.walk import walk_ledger
+
+    space = write_ledger(tmp_path / "space", {"harnesses/ok.md": ACTIVE_HARNESS})
+    (source,) = walk_ledger(space).files
+    real = ledger_module._read_bytes
+    for code, kept in (
+        (errno.EIO, False),
+        (errno.EMFILE, False),
+        (errno.ENAMETOOLONG, False),
+        (errno.EACCES, True),
+    ):
+
+        def failing(*args, code=code):  # type: ignore[no-untyped-def]
+            raise OSError(code, os.strerror(code))
+
+        monkeypatch.setattr(ledger_module, "_read_bytes", failing)
+        result = ledger_module.read_file(space, source)
+        assert result.document is None and result.cacheable is kept, errno.errorcode[code]
+        assert os.strerror(code) in result.problems[0].message
+        monkeypatch.setattr(ledger_module, "_read_bytes", real)
+        cache = DocumentCache(racy_ns=0)
+        assert cache.put(source, result, 2**62) is kept

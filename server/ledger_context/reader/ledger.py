@@ -192,6 +192,16 @@ def _read_bytes(fs_path: bytes, identity: FileIdentity, root_real: bytes) -> _Re
         os.close(fd)
 
 
+_LASTING = frozenset({errno.EACCES, errno.EPERM})
+"""Read errors of the file itself, which last while its identity does."""
+
+_FIX = {
+    errno.EACCES: "check permissions",
+    errno.EPERM: "check permissions",
+    errno.ENAMETOOLONG: "shorten its folder names",
+}
+
+
 def _read_source(
     space: Path, source: SourceFile, root_real: bytes
 ) -> tuple[bytes | None, bool, Problem | None]:
@@ -201,10 +211,15 @@ def _read_source(
         read = _read_bytes(fs_path(space, source.path), source.identity, root_real)
     except FileNotFoundError:
         read = _Read(None, fault="file disappeared while reading; skipped")
-    except OSError as exc:  # lasting (permissions): worth caching, unlike the faults above
-        fix = "shorten its folder names" if exc.errno == errno.ENAMETOOLONG else "check permissions"
+    except OSError as exc:
+        # Only what the file's own permissions refuse lasts while its identity does, and
+        # may be cached (and kept in the ledger index, for other processes). A name too
+        # long depends on how the space's path was spelt, which the index does not; EIO,
+        # EMFILE and the like on the moment.
+        lasting = exc.errno in _LASTING
+        fix = _FIX.get(exc.errno or 0, "run again")
         message = f"cannot read ({exc.strerror or exc}); skipped ({fix})"
-        return None, True, Problem(source.path, "error", message)
+        return None, lasting, Problem(source.path, "error", message)
     if read.data is None:
         return None, False, Problem(source.path, "error", read.fault)
     return read.data, read.unchanged, None
