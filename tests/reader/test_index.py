@@ -255,6 +255,36 @@ def test_short_reads_go_on_to_the_end_and_never_past_the_limit(
     assert index_module._open_private(key, KEY_BYTES)[0] == b"k" * (KEY_BYTES + 1)
 
 
+def test_a_large_file_that_is_not_an_index_is_refused_by_its_first_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by a tester: 3 GB of garbage in the index's place was read whole (23 s, a
+    6.3 GB peak, a MemoryError under a memory limit) before its first bytes said it was
+    not an index."""
+    space = _space(tmp_path)
+    options = IndexOptions(tmp_path / "cache")
+    save_index(options, space, VERSION, _entries(space))
+    path = index_path(options, space)
+    with path.open("r+b") as handle:
+        handle.write(b"garbage")
+        handle.truncate(1 << 30)  # sparse: costs no disk
+    asked: list[int] = []
+    real_read = os.read
+    monkeypatch.setattr(index_module.os, "read", lambda fd, n: asked.append(n) or real_read(fd, n))
+    assert load_index(options, space, VERSION).fault == "the file is not an index"
+    assert max(asked) < 4096
+    # An index that starts as one but cannot be held in memory is refused, not raised.
+    path.write_bytes(MAGIC + b"0" * 64 + b"\n")
+
+    def out_of_memory(fd: int, n: int) -> bytes:
+        if n > len(MAGIC):
+            raise MemoryError
+        return real_read(fd, n)
+
+    monkeypatch.setattr(index_module.os, "read", out_of_memory)
+    assert load_index(options, space, VERSION).fault == "the index file is too large to read (out of memory)"
+
+
 def test_the_key_is_made_once_and_checked(tmp_path: Path) -> None:
     folder = tmp_path / "cache"
     folder.mkdir(mode=0o700)

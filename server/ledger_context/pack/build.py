@@ -287,7 +287,8 @@ class ContextBuilder:
         try:
             # The summary's documents, selected again (a few dozen): its order, groups and
             # withheld list must be what the rule makes of them, so a summary signed by a
-            # holder of the key can at most leave a document out, as a forged entry can.
+            # holder of the key can only change which documents are picked, as a forged
+            # entry can; what is served is read afresh below.
             chosen = [document for _, document in summary.blocks] + summary.withheld
             selection = select(chosen, settings.ceiling, settings.undeclared_class)
             withheld = [d.path for d in summary.withheld]  # in path order, as the walk's
