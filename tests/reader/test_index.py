@@ -242,7 +242,7 @@ def test_short_reads_go_on_to_the_end_and_never_past_the_limit(
 
     monkeypatch.setattr(index_module.os, "read", short)
     assert load_index(options, space, VERSION).entries == whole and len(asked) > 2
-    # A key file that grows after its size was checked: read to one byte past the limit.
+    # A key file that grows after its size was checked: read to one byte past that size.
     key = options.directory / "key"
     key.write_bytes(b"k" * 20)
 
@@ -252,7 +252,7 @@ def test_short_reads_go_on_to_the_end_and_never_past_the_limit(
         return short(fd, n)
 
     monkeypatch.setattr(index_module.os, "read", growing)
-    assert index_module._open_private(key, KEY_BYTES)[0] == b"k" * (KEY_BYTES + 1)
+    assert index_module._open_private(key, KEY_BYTES)[0] == b"k" * 21
 
 
 def test_a_large_file_that_is_not_an_index_is_refused_by_its_first_bytes(
@@ -265,14 +265,20 @@ def test_a_large_file_that_is_not_an_index_is_refused_by_its_first_bytes(
     options = IndexOptions(tmp_path / "cache")
     save_index(options, space, VERSION, _entries(space))
     path = index_path(options, space)
-    with path.open("r+b") as handle:
-        handle.write(b"garbage")
-        handle.truncate(1 << 30)  # sparse: costs no disk
     asked: list[int] = []
     real_read = os.read
     monkeypatch.setattr(index_module.os, "read", lambda fd, n: asked.append(n) or real_read(fd, n))
-    assert load_index(options, space, VERSION).fault == "the file is not an index"
-    assert max(asked) < 4096
+    # Garbage, and (found by a second tester) the magic line followed by garbage.
+    for start in (b"garbage", MAGIC + b"garbage"):
+        path.write_bytes(start)
+        with path.open("r+b") as handle:
+            handle.truncate(1 << 30)  # sparse: costs no disk
+        asked.clear()
+        assert load_index(options, space, VERSION).fault in (
+            "the file is not an index",
+            "the index's MAC does not verify (truncated or edited)",
+        )
+        assert max(asked) < 4096
     # An index that starts as one but cannot be held in memory is refused, not raised.
     path.write_bytes(MAGIC + b"0" * 64 + b"\n")
 
@@ -293,7 +299,12 @@ def test_the_key_is_made_once_and_checked(tmp_path: Path) -> None:
     assert fault is None and key is not None and len(key) == KEY_BYTES
     assert user_key(folder) == (key, None)  # never made again
     (folder / "key").write_bytes(b"short")
-    assert user_key(folder) == (None, "the key is not a key (wrong length)")
+    assert user_key(folder) == (
+        None,
+        f"the key is not a key (wrong length; remove {folder / 'key'}: a new one is made)",
+    )
+    (folder / "key").write_bytes(b"k" * (KEY_BYTES + 1))
+    assert user_key(folder) == (None, f"the key is larger than {KEY_BYTES} bytes")
     (folder / "key").unlink()
     (folder / "key").symlink_to(tmp_path / "nowhere")
     assert user_key(folder)[1] == "the key is a symbolic link in place of the file"

@@ -161,12 +161,13 @@ def test_a_build_keeps_no_document_bodies(tmp_path):
 # --------------------------------------------------------------------------- read errors: which last
 
 
-def test_a_read_error_of_the_moment_or_of_the_path_spelling_is_never_kept(tmp_path, monkeypatch):
-    """Only a refusal the file's own permissions make is kept (cached, and in the ledger
-    index, for other processes); an error of the moment (EIO, EMFILE…) or of how the
-    space's path was spelt (ENAMETOOLONG: the index is shared by every spelling) is not,
-    so the next read reads the file (found by a tester: a pack run by a long path spelling
-    hid the document from runs by a short one)."""
+def test_a_read_error_is_never_kept(tmp_path, monkeypatch):
+    """No read error is cached (nor kept in the ledger index, for other processes): the
+    next read reads the file again. Found by testers: a pack run by a long path spelling
+    (ENAMETOOLONG) hid the document from runs by a short one, and a folder made
+    unsearchable for a moment (EACCES, though the file's own permissions were fine and a
+    folder's chmod leaves the file's identity as it was) hid every document in it from
+    every later run."""
     import errno
 
     from ledger_context.reader import ledger as ledger_module
@@ -176,20 +177,15 @@ def test_a_read_error_of_the_moment_or_of_the_path_spelling_is_never_kept(tmp_pa
     space = write_ledger(tmp_path / "space", {"harnesses/ok.md": ACTIVE_HARNESS})
     (source,) = walk_ledger(space).files
     real = ledger_module._read_bytes
-    for code, kept in (
-        (errno.EIO, False),
-        (errno.EMFILE, False),
-        (errno.ENAMETOOLONG, False),
-        (errno.EACCES, True),
-    ):
+    for code in (errno.EIO, errno.EMFILE, errno.ENAMETOOLONG, errno.EACCES, errno.EPERM):
 
         def failing(*args, code=code):  # type: ignore[no-untyped-def]
             raise OSError(code, os.strerror(code))
 
         monkeypatch.setattr(ledger_module, "_read_bytes", failing)
         result = ledger_module.read_file(space, source)
-        assert result.document is None and result.cacheable is kept, errno.errorcode[code]
+        assert result.document is None and not result.cacheable, errno.errorcode[code]
         assert os.strerror(code) in result.problems[0].message
         monkeypatch.setattr(ledger_module, "_read_bytes", real)
         cache = DocumentCache(racy_ns=0)
-        assert cache.put(source, result, 2**62) is kept
+        assert not cache.put(source, result, 2**62)

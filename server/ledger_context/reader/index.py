@@ -220,15 +220,16 @@ def _private_file(info: os.stat_result, limit: int) -> str | None:
     if shared is not None:
         return shared
     if info.st_size > limit:
-        return "larger than any index"
+        return f"larger than {limit:,} bytes"
     return None
 
 
-def _open_private(path: Path, limit: int, starts: bytes = b"") -> tuple[bytes | None, str | None]:
+def _open_private(path: Path, limit: int, sealed: bool = False) -> tuple[bytes | None, str | None]:
     """The bytes of the private file at ``path`` (``None`` and why when it is missing, a
-    link, or not private: what follows "the file is"). With ``starts``, a file whose first
-    bytes are not those is given as those bytes alone (its reader says what it is not),
-    never read whole: 3 GB of garbage in an index's place took 23 s and 6.3 GB."""
+    link, or not private: what follows "the file is"). A ``sealed`` file (:func:`seal`)
+    whose first bytes are not :data:`MAGIC`, a MAC in hex and a newline is given as those
+    bytes alone (its reader says what it is not), never read whole: 3 GB of garbage in an
+    index's place took 23 s and 6.3 GB."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
@@ -243,17 +244,17 @@ def _open_private(path: Path, limit: int, starts: bytes = b"") -> tuple[bytes | 
         fault = _private_file(info, limit)
         if fault is not None:
             return None, fault
-        if starts:
-            if (head := os.read(fd, len(starts))) != starts:
+        if sealed:
+            if not _sealed_head(head := os.read(fd, _HEAD)):
                 return head, None
             os.lseek(fd, 0, os.SEEK_SET)  # read whole below: the head is not copied in
         # One read of the size fstat gave, and no join: a copy of a 5 MB index, and the
         # page faults of its new memory, were 3 ms of a 70 ms warm start (issue 26). A
-        # short read goes on to the end, but never past the limit: a file that grew
-        # meanwhile is refused by its MAC (or the key by its length).
+        # short read (over 2 GiB) goes on, to one byte past that size: a file that grew
+        # meanwhile is refused by its MAC (or the key by its length) all the same.
         chunks = [os.read(fd, info.st_size + 1)]
         total = len(chunks[0])
-        while total <= limit and (more := os.read(fd, min(1 << 20, limit + 1 - total))):
+        while total <= info.st_size and (more := os.read(fd, info.st_size + 1 - total)):
             chunks.append(more)
             total += len(more)
         return chunks[0] if len(chunks) == 1 else b"".join(chunks), None
@@ -263,6 +264,22 @@ def _open_private(path: Path, limit: int, starts: bytes = b"") -> tuple[bytes | 
         return None, "too large to read (out of memory)"
     finally:
         os.close(fd)
+
+
+_HEAD = len(MAGIC) + 65
+"""The fixed start of a sealed file: :data:`MAGIC`, a MAC in hex, a newline."""
+
+_HEX = frozenset(b"0123456789abcdef")
+
+
+def _sealed_head(head: bytes) -> bool:
+    """Whether ``head`` is the fixed start of a sealed file (its MAC still to verify)."""
+    return (
+        len(head) == _HEAD
+        and head.startswith(MAGIC)
+        and head[-1:] == b"\n"
+        and _HEX.issuperset(head[len(MAGIC) : -1])
+    )
 
 
 def _write_private(directory: Path, prefix: str, data: bytes, durable: bool = True) -> str:
@@ -305,7 +322,7 @@ def user_key(directory: Path, create: bool = True) -> tuple[bytes | None, str | 
     if data is None:
         return None, f"the key is {fault}"
     if len(data) != KEY_BYTES:
-        return None, "the key is not a key (wrong length)"
+        return None, f"the key is not a key (wrong length; remove {path}: a new one is made)"
     return data, None
 
 
@@ -414,12 +431,11 @@ def seal(key: bytes, body: bytes) -> bytes:
 def unseal(data: bytes, key: bytes) -> tuple[memoryview | None, str | None]:
     """The body of the sealed ``data`` (a view of it, not a copy), or ``None`` and why: not
     an index, or a MAC that does not verify (tampered or truncated)."""
-    head = len(MAGIC) + 65
-    if not data.startswith(MAGIC) or len(data) < head or data[head - 1 : head] != b"\n":
+    if not data.startswith(MAGIC) or len(data) < _HEAD or data[_HEAD - 1 : _HEAD] != b"\n":
         return None, "the file is not an index"
-    body = memoryview(data)[head:]
+    body = memoryview(data)[_HEAD:]
     expected = hmac.new(key, body, hashlib.sha256).hexdigest().encode("ascii")
-    if not hmac.compare_digest(expected, data[len(MAGIC) : head - 1]):
+    if not hmac.compare_digest(expected, data[len(MAGIC) : _HEAD - 1]):
         return None, "the index's MAC does not verify (truncated or edited)"
     return body, None
 
@@ -480,7 +496,7 @@ def read_private(
     fault = _private_folder(options.directory, create=False)
     if fault is not None:
         return None, None, "missing" if fault == "the cache folder does not exist" else fault
-    data, fault = _open_private(path, MAX_INDEX_BYTES, MAGIC)
+    data, fault = _open_private(path, MAX_INDEX_BYTES, sealed=True)
     if data is None:
         return None, None, "missing" if fault == "missing" else f"the {name} is {fault}"
     key, fault = user_key(options.directory, create=False)

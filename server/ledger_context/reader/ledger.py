@@ -192,9 +192,6 @@ def _read_bytes(fs_path: bytes, identity: FileIdentity, root_real: bytes) -> _Re
         os.close(fd)
 
 
-_LASTING = frozenset({errno.EACCES, errno.EPERM})
-"""Read errors of the file itself, which last while its identity does."""
-
 _FIX = {
     errno.EACCES: "check permissions",
     errno.EPERM: "check permissions",
@@ -212,14 +209,14 @@ def _read_source(
     except FileNotFoundError:
         read = _Read(None, fault="file disappeared while reading; skipped")
     except OSError as exc:
-        # Only what the file's own permissions refuse lasts while its identity does, and
-        # may be cached (and kept in the ledger index, for other processes). A name too
-        # long depends on how the space's path was spelt, which the index does not; EIO,
-        # EMFILE and the like on the moment.
-        lasting = exc.errno in _LASTING
+        # Never cached (nor kept in the ledger index, for other processes): no read error
+        # is known to last while the file's identity does. A name too long depends on how
+        # the space's path was spelt; EACCES may come from a folder on the way, whose
+        # chmod leaves the file's identity as it was; EIO, EMFILE and the like pass. An
+        # unreadable file costs a failed open per build, nothing more.
         fix = _FIX.get(exc.errno or 0, "run again")
         message = f"cannot read ({exc.strerror or exc}); skipped ({fix})"
-        return None, lasting, Problem(source.path, "error", message)
+        return None, False, Problem(source.path, "error", message)
     if read.data is None:
         return None, False, Problem(source.path, "error", read.fault)
     return read.data, read.unchanged, None
