@@ -415,11 +415,13 @@ def join_body(header: dict[str, Any], rows: bytes) -> bytes:
 def split_body(body: memoryview) -> tuple[Any, memoryview]:
     """The header of an index's ``body``, decoded, and its rows, undecoded (a view: not
     copied); ``ValueError`` when the body has no length line."""
-    newline = bytes(body[:21]).find(b"\n")  # at most 20 digits: the search is bounded
-    length = bytes(body[:newline])
-    if newline < 1 or not length.isdigit() or newline + 1 + int(length) > len(body):
+    line = bytes(body[:21])  # at most 20 digits and a newline: the search is bounded
+    newline = line.find(b"\n")
+    if newline < 1 or not line[:newline].isdigit():
         raise ValueError("not an index body")
-    end = newline + 1 + int(length)
+    end = newline + 1 + int(line[:newline])
+    if end > len(body):
+        raise ValueError("not an index body")
     return marshal.loads(body[newline + 1 : end]), body[end:]
 
 
