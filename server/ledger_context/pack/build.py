@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
+from collections.abc import Mapping
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -196,6 +197,7 @@ class ContextBuilder:
             git = WorkTree(space)
         self.git = git
         self._index: IndexUse | None = None
+        self._listings: Mapping[str, Any] | None = None
         self._changed: set[str] = set()
         """Paths a served read found changed since a build (ContextBuild.changed)."""
 
@@ -208,7 +210,8 @@ class ContextBuilder:
         with cycles_uncollected():
             if self._changed:
                 self._forget_changed()
-            walk = walk_ledger(self.space)
+            walk = walk_ledger(self.space, self._listed())
+            self._listings = walk.listings
             if (warm := self._warm.get(walk)) is not None:
                 return warm
             # Blob ids cost a hash of every file: only where a work tree can use them.
@@ -248,11 +251,7 @@ class ContextBuilder:
         file keeps its identity."""
         settings = self.settings
         cache = self._cache
-        index = self._index
-        if index is None and settings.index is not None and cache is not None:
-            from ..reader.indexed import IndexUse  # here: a build with the index off never loads it
-
-            index = self._index = IndexUse(settings.index, self.space, settings.yaml, cache.racy_ns)
+        index = self._index_use()
         if index is None or cache is None:
             return (*self._select_budget(walk, blob_hash, cache, None), None)
         key = (settings.ceiling, settings.undeclared_class, blob_hash)
@@ -272,6 +271,23 @@ class ContextBuilder:
         blocks = [(block.group, block.document.path) for block in selection.blocks]
         index.save(cache, ledger, key, blocks, [d.path for d in selection.withheld])
         return ledger, selection, budgeted, index.report
+
+    def _index_use(self) -> IndexUse | None:
+        """The index as this builder uses it, made on first need; ``None`` when it is off."""
+        cache = self._cache
+        if self._index is None and self.settings.index is not None and cache is not None:
+            from ..reader.indexed import IndexUse  # here: a build with the index off never loads it
+
+            self._index = IndexUse(self.settings.index, self.space, self.settings.yaml, cache.racy_ns)
+        return self._index
+
+    def _listed(self) -> Mapping[str, Any] | None:
+        """The folder listings the last walk kept, or on the first build those the index
+        kept: a folder whose stamp is the same is not listed again (the walk checks)."""
+        if self._listings is not None:
+            return self._listings
+        index = self._index_use()
+        return index.listings() if index is not None else None
 
     def _from_summary(
         self, walk: Walk, blob_hash: str | None, cache: DocumentCache, index: IndexUse, key: SummaryKey

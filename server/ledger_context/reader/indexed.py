@@ -37,7 +37,7 @@ from .index import (
     version_key,
 )
 from .ledger import DeferredLedger, Ledger, read_file_safely, read_ledger, root_real_path
-from .walk import SourceFile, Walk
+from .walk import Listing, SourceFile, Walk
 
 _path_of = attrgetter("path")
 
@@ -136,6 +136,14 @@ def _all_safe(walk: Walk, written_ns: int, racy_ns: int) -> bool:
     return all(f.identity[3] <= safe_before and f.identity[4] <= safe_before for f in walk.files)
 
 
+def _lacks(kept: Any, listings: dict[str, Listing]) -> bool:
+    """Whether an index that keeps the folder listings ``kept`` lacks one of a walk's
+    ``listings``, or holds it otherwise (a folder that settled since it was written)."""
+    if not isinstance(kept, dict):
+        return bool(listings)
+    return any(kept.get(folder) != listing for folder, listing in listings.items())
+
+
 def is_fault(report: str | None) -> bool:
     """Whether an index report names a fault (the index was rebuilt or could not be written),
     which ``check`` shows; ``used`` and ``created`` go unsaid there."""
@@ -163,6 +171,9 @@ class IndexUse:
         self.primed = False
         """Whether the loaded entries went into the cache (a warm start from a summary
         puts none there until a later build needs them)."""
+        self._summary_asked = False
+        """Whether :meth:`summary` was asked (once: only a builder's first build may start
+        from the summary)."""
         self._summarized_start = False
         """Whether the first build was made from the summary (its documents then came from
         the index, undecoded, and only those in :attr:`_read_afresh` were confirmed)."""
@@ -199,6 +210,15 @@ class IndexUse:
         else:
             self.report = f"rebuilt ({loaded.fault})"
 
+    def listings(self) -> dict[Any, Any]:
+        """The folder listings kept with the index (the :attr:`Walk.listings
+        <ledger_context.reader.walk.Walk.listings>` of the walk it was last written after),
+        for a builder's first walk, which checks them: a listing whose folder kept its
+        stamp saves listing that folder again, nothing more."""
+        loaded = self._load()
+        listings = loaded.build.get("listings") if isinstance(loaded.build, dict) else None
+        return listings if loaded.fault is None and isinstance(listings, dict) else {}
+
     def _load(self) -> Loaded:
         """The index file, read once (its entries decoded when first asked)."""
         if self.loaded is None:
@@ -212,11 +232,14 @@ class IndexUse:
         than the index by the racy rule, so every entry is trusted and the selection is
         that build's. Its documents are put in :attr:`_primed`, to be read afresh by
         :meth:`verify` before anything is served."""
-        if self.loaded is not None:
+        if self._summary_asked:
             return None
+        self._summary_asked = True
         loaded = self._load()
-        if loaded.fault is not None or not isinstance(loaded.build, dict):
+        if loaded.fault is not None or not isinstance(loaded.build, dict) or "walk" not in loaded.build:
             return None
+        if _lacks(loaded.build.get("listings"), walk.listings):
+            return None  # started from the entries, this build writes what it listed
         try:
             if not _same_walk(loaded.build["walk"], walk):
                 return None
@@ -400,14 +423,17 @@ class IndexUse:
         fresh_summary = wanted and not (
             summarized is not None and key in summarized[1] and summarized[0] == walk
         )
-        if self._in_step == cache.changes and not fresh_summary:
+        on_disk = self.loaded.build if self.loaded is not None and isinstance(self.loaded.build, dict) else {}
+        listings = walk.listings if walk is not None else {}
+        fresh_listings = _lacks(on_disk.get("listings"), listings)
+        if self._in_step == cache.changes and not fresh_summary and not fresh_listings:
             return
         written_ns = time.time_ns()
-        build = None
+        build: dict[str, Any] = {}
         if walk is not None and ledger.cached and _all_safe(walk, written_ns, cache.racy_ns):
             kept = {}
-            if summarized is not None and summarized[0] == walk and self.loaded is not None:
-                kept = dict(self.loaded.build["builds"]) if self.loaded.build else {}
+            if summarized is not None and summarized[0] == walk and on_disk:
+                kept = dict(on_disk.get("builds", {}))
             kept.pop(key, None)
             if wanted:
                 rows = [entry_row(path, *entry) for path in paths if (entry := cache.entry(path)) is not None]
@@ -416,15 +442,17 @@ class IndexUse:
                 kept[key] = ([list(b) for b in blocks], withheld, rows, figures)
             if kept:
                 build = {"walk": _walk_data(walk), "builds": dict(list(kept.items())[-MAX_SUMMARIES:])}
+        if listings:
+            build["listings"] = listings
         items = cache.items()
-        fault = save_index(self.options, self.space, self.version, items, written_ns, build)
+        fault = save_index(self.options, self.space, self.version, items, written_ns, build or None)
         if self.refreshed:
             self.report += f"; {self.refreshed} stale entries refreshed"
             self.refreshed = 0
         if fault is None:
             self._in_step = cache.changes
             if self.loaded is not None:
-                self.loaded.build = build
-            self._summarized = None if build is None or walk is None else (walk, set(build["builds"]))
+                self.loaded.build = build or None
+            self._summarized = None if "builds" not in build or walk is None else (walk, set(build["builds"]))
         elif "not written" not in self.report:
             self.report = _unwritten(self.report, fault)

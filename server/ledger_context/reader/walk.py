@@ -9,14 +9,16 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import time
 from collections import Counter
+from collections.abc import Mapping
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..model.problems import Problem, Severity
 from ..model.values import Record
-from .identity import FileIdentity, identity_of
+from .identity import RACY_NS, FileIdentity, identity_of
 from .paths import fs_path, is_clean_name, name_text, path_fault, printable_path
 from .space import LEDGER_DIR
 
@@ -56,16 +58,26 @@ class SourceFile(NamedTuple):
     linked: bool = False
 
 
+Stamp = tuple[int, int, int, int]
+"""(device, inode, mtime in ns, ctime in ns) of a folder: its entries are those it had
+while the stamp stays the same (POSIX updates a folder's times on every create, link,
+unlink and rename in it; ctime cannot be set back)."""
+
+Listing = tuple[Stamp, tuple[str, ...]]
+"""A folder's stamp and the names of its documents as listed then, in that order."""
+
+
 class Walk(Record):
     """What a walk found: documents in path order (code points), and problems.
 
     Walks compare by the files as met (:attr:`found`), the problems and the skipped counts:
     equal, they give the same :attr:`files`. Two walks of the same files met in another
     order (a folder whose entries its file system reordered) are not equal, which costs a
-    build, never a wrong one.
+    build, never a wrong one. :attr:`listings` says how to walk faster next time; it does
+    not take part.
     """
 
-    __slots__ = ("files", "found", "problems", "skipped")
+    __slots__ = ("files", "found", "listings", "problems", "skipped")
 
     def __init__(
         self,
@@ -73,6 +85,7 @@ class Walk(Record):
         problems: list[Problem],
         skipped: Counter[str],
         found: list[SourceFile] | None = None,
+        listings: dict[str, Listing] | None = None,
     ) -> None:
         self.files = files
         self.problems = problems
@@ -84,6 +97,11 @@ class Walk(Record):
         included (:attr:`files` is made of it): its files lie in memory in this order, so
         a later walk compares with it two to three times faster than in path order
         (a warm start's check that the files are those the index summarized)."""
+        self.listings = {} if listings is None else listings
+        """The plain folders met, by path (those holding only regular documents, listed
+        through a descriptor), each with its stamp and documents, when the stamp was
+        settled (:data:`SETTLED_NS`): a later walk given them stats those documents
+        instead of listing the folder again while its stamp is the same."""
 
     def _values(self) -> tuple[Any, ...]:
         return (self.found, self.problems, self.skipped)
@@ -91,6 +109,11 @@ class Walk(Record):
 
 DirIdentity = tuple[int, int]
 """(device, inode) of a folder, links followed."""
+
+SETTLED_NS = RACY_NS
+"""How long before a walk starts a folder's stamp must be, for its listing to be given to
+a later walk: a change in the same file-system clock tick as the listing could otherwise
+leave the stamp as it was (the racy rule, for folders)."""
 
 
 class _Chain(Record):
@@ -155,12 +178,19 @@ _UTF8_NAMES = sys.getfilesystemencoding() == "utf-8"
 """Whether a name the OS gave is already its bytes read as UTF-8 when it is printable (it
 then holds no surrogate): true on Linux and macOS, and on Windows, where names are text."""
 
-_LIST_BY_DESCRIPTOR = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
+_LIST_BY_DESCRIPTOR = (
+    os.scandir in os.supports_fd and os.stat in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
+)
 """Folders are listed through a checked descriptor where the platform allows (not Windows)."""
 
 
 class _Walker:
-    def __init__(self, space: Path) -> None:
+    def __init__(self, space: Path, listed: Mapping[str, Any]) -> None:
+        self.settled_before = time.time_ns() - SETTLED_NS
+        """A folder whose stamp is no later than this has its listing kept (taken before
+        anything is listed: a change after the listing then lands in a later tick)."""
+        self.listed = listed
+        self.listings: dict[str, Listing] = {}
         self.root = fs_path(space, LEDGER_DIR)
         self.root_real = os.path.realpath(self.root)
         self.problems: list[Problem] = []
@@ -234,7 +264,7 @@ class _Walker:
         return self.result()
 
     def result(self) -> Walk:
-        return Walk(self.files, self.problems, self.skipped, self.found)
+        return Walk(self.files, self.problems, self.skipped, self.found, self.listings)
 
     def walk_top(self, entries: list[os.DirEntry[bytes]], root: _Chain) -> None:
         top_anchor = self.anchor
@@ -360,7 +390,8 @@ class _Walker:
         own = _Anchor(fd)
         own.users = 1  # held while listing
         try:
-            if _dir_identity(os.fstat(fd)) != folder.chain.identity:
+            st = os.fstat(fd)
+            if _dir_identity(st) != folder.chain.identity:
                 self.report(rel, "error", "folder changed while being read; skipped (run again)")
                 return
             deep = folder.from_anchor.count(b"/") >= _ANCHOR_EVERY or len(folder.from_anchor) > 1024
@@ -368,11 +399,48 @@ class _Walker:
                 self.anchor, self.from_anchor = own, b""
             else:
                 self.anchor, self.from_anchor = anchor, folder.from_anchor + b"/"
-            self.list_folder(fd, folder)
+            stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+            if not (folder.clean and self.relist(fd, folder, stamp)):
+                self.list_folder(fd, folder, stamp)
         finally:
             own.release()
 
-    def list_folder(self, where: int | bytes, folder: _Pending) -> None:
+    def relist(self, fd: int, folder: _Pending, stamp: Stamp) -> bool:
+        """Stat the documents a listing given to the walk names, instead of listing the
+        folder, when the folder's stamp is the listing's: its entries are then those
+        listed. Each must still be a plain document (a regular file with one link, under
+        the size limit), else nothing is kept of the attempt and the folder is listed.
+        Returns whether the listing was used."""
+        listing = self.listed.get(folder.rel)
+        if listing is None:
+            return False
+        try:
+            listed_stamp, names = listing  # anything an index holds: checked here
+        except (TypeError, ValueError):
+            return False
+        if listed_stamp != stamp or not _plain_names(names):
+            return False
+        found = self.found
+        start = len(found)
+        kind, prefix, linked = folder.kind, folder.rel + "/", folder.linked
+        try:
+            for name in names:
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                if st.st_mode & 0o170000 != 0o100000 or st.st_size > MAX_FILE_BYTES or st.st_nlink != 1:
+                    break  # no longer a plain document: the listing says how
+                identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                found.append(_new_source(SourceFile, (kind, prefix + name, identity, linked)))
+            else:
+                self.listings[folder.rel] = (stamp, names)
+                return True
+        except OSError:
+            pass
+        del found[start:]
+        return False
+
+    def list_folder(self, where: int | bytes, folder: _Pending, stamp: Stamp | None = None) -> None:
+        """List a folder and look at each entry; a folder listed through a descriptor
+        (``stamp`` given) whose entries are all plain documents has its listing kept."""
         full, rel, kind, chain, linked, clean_folder = folder[:6]
         try:
             # Listed by descriptor, names come as str decoded by the file-system encoding;
@@ -384,6 +452,8 @@ class _Walker:
             return
         others = []
         found = self.found
+        start = len(found)
+        plain = stamp is not None and clean_folder
         prefix = rel + "/"
         for entry in entries:
             # Regular files named *.md, the bulk of a ledger, take one lstat (cached by
@@ -392,6 +462,7 @@ class _Walker:
             name = entry.name
             printable = _UTF8_NAMES and name.isprintable()  # then clean too (is_clean_name)
             if not printable:
+                plain = False  # a kept listing holds printable names only
                 name = name_text(os.fsencode(name))  # its bytes, read as UTF-8
             if name[0] == ".":
                 continue
@@ -399,11 +470,13 @@ class _Walker:
                 others.append(entry)
                 continue
             if not name.endswith(".md"):
+                plain = False
                 _misnamed(self, prefix + name, name)  # no stat needed: never read
                 continue
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError as exc:
+                plain = False
                 self.report(prefix + name, "error", f"cannot read ({exc.strerror}); skipped", kind)
                 continue
             if (
@@ -415,10 +488,13 @@ class _Walker:
                 # cache.identity_of, inlined: this is the hot loop of a cold walk
                 identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
                 found.append(_new_source(SourceFile, (kind, prefix + name, identity, linked)))
-            else:
-                if st.st_ino == 0:  # Windows: DirEntry.stat() has no inode, os.stat() has
-                    st = os.stat(os.path.join(full, os.fsencode(entry.name)))
-                self.consider_file(prefix + name, name, kind, st, linked)
+                continue
+            plain = False
+            if st.st_ino == 0:  # Windows: DirEntry.stat() has no inode, os.stat() has
+                st = os.stat(os.path.join(full, os.fsencode(entry.name)))
+            self.consider_file(prefix + name, name, kind, st, linked)
+        if plain and not others and stamp is not None and len(found) > start:
+            self.keep_listing(rel, stamp, [source.path for source in found[start:]])
         for entry in sorted(others, key=lambda e: os.fsencode(e.name), reverse=True):
             raw = os.fsencode(entry.name)
             name = name_text(raw)
@@ -429,6 +505,12 @@ class _Walker:
                 continue
             entry_clean = clean_folder and is_clean_name(name)
             self.visit(os.path.join(full, raw), prefix + name, name, kind, chain, linked, lst, entry_clean)
+
+    def keep_listing(self, rel: str, stamp: Stamp, paths: list[str]) -> None:
+        """Keep a plain folder's listing for a later walk, when its stamp is settled."""
+        if stamp[2] <= self.settled_before and stamp[3] <= self.settled_before:
+            cut = len(rel) + 1
+            self.listings[rel] = (stamp, tuple(path[cut:] for path in paths))
 
     def consider_file(self, rel: str, name: str, kind: str, st: os.stat_result, linked: bool) -> None:
         if not name.endswith(".md"):
@@ -503,12 +585,37 @@ def _misnamed(walker: _Walker, rel: str, name: str) -> None:
         )
 
 
-def walk_ledger(space: Path) -> Walk:
+def _plain_names(names: Any) -> bool:
+    """Whether ``names`` (from a listing an index kept) is a tuple of distinct printable
+    names of documents, none hidden and none with a separator: names a listing keeps, so
+    a stat by one never leaves its folder. Checked on one joined string, in C."""
+    if type(names) is not tuple or not names:
+        return False
+    try:
+        joined = "/".join(names)
+    except TypeError:
+        return False
+    count = len(names)
+    return (
+        joined.count("/") == count - 1  # no name holds a separator
+        and joined.count(".md/") == count - 1  # every name but the last ends in .md ...
+        and joined.endswith(".md")  # ... and so does the last
+        and not joined.startswith(".")
+        and "/." not in joined  # none hidden, none "." or ".."
+        and joined.isprintable()
+        and len(set(names)) == count
+    )
+
+
+def walk_ledger(space: Path, listed: Mapping[str, Any] | None = None) -> Walk:
     """List the documents of ``space``'s ledger (spec §1).
 
     Returns a :class:`Walk`: the files in path order (code points), each with its kind
     (``agents``, ``harness``, ``eval``, ``finding``, ``decision``, ``experiment``), and
     the problems met: unexpected entries, misnamed files, links skipped, loops, unclean
     names, files over 10 MiB. Raises nothing for a broken ledger.
+
+    ``listed`` holds the :attr:`Walk.listings` of an earlier walk (as an index kept them,
+    checked here): a folder whose stamp is the same is not listed again.
     """
-    return _Walker(space).walk()
+    return _Walker(space, listed if listed is not None and _UTF8_NAMES else {}).walk()
