@@ -91,6 +91,24 @@ def test_a_folder_changed_within_the_margin_is_not_kept(space: Path, monkeypatch
     assert EXPERIMENTS not in walk.listings and ".ledger/decisions" not in walk.listings
 
 
+@pytest.mark.parametrize(
+    ("ctime_ns", "kept"),
+    [
+        (1_796_600_000_000_000_000, False),  # FAT, HFS+: whole seconds (FAT: even ones)
+        (1_796_600_000_010_000_000, False),  # exFAT: 10 ms
+        (1_796_600_000_001_000_000, False),  # a whole millisecond
+        (1_796_600_000_293_715_274, True),  # ext4, XFS, btrfs, tmpfs, APFS: nanoseconds
+    ],
+)
+def test_a_folder_with_coarse_times_has_no_listing_kept(space: Path, ctime_ns: int, kept: bool) -> None:
+    """On a file system with coarse times a change can land in the tick of the listing,
+    and on FAT setting the mtime back sets the ctime too: such a stamp proves nothing."""
+    walker = walk_module._Walker(space, {})
+    walker.settled_before = ctime_ns + 1
+    walker.keep_listing(EXPERIMENTS, (1, 2, ctime_ns, ctime_ns), [f"{EXPERIMENTS}/e-0.md"])
+    assert walker.listings == ({EXPERIMENTS: ((1, 2, ctime_ns, ctime_ns), ("e-0.md",))} if kept else {})
+
+
 def test_a_folder_with_anything_but_plain_documents_is_not_kept(space: Path) -> None:
     folder = space / ".ledger/decisions"
     (folder / "notes.txt").write_text("x", encoding="utf-8")

@@ -115,6 +115,12 @@ SETTLED_NS = RACY_NS
 a later walk: a change in the same file-system clock tick as the listing could otherwise
 leave the stamp as it was (the racy rule, for folders)."""
 
+COARSE_NS = 1_000_000
+"""A folder whose ctime is a whole number of these (1 ms) is on a file system with coarse
+times, and its listing is not kept: FAT keeps times to 2 s and its ctime follows an mtime
+set back, exFAT to 10 ms, HFS+ and some network file systems to 1 s. A fine ctime is a
+whole millisecond once in a million: one listing more."""
+
 
 class _Chain(Record):
     """The folders on the way from the ledger root down to a folder, innermost first: a
@@ -507,8 +513,10 @@ class _Walker:
             self.visit(os.path.join(full, raw), prefix + name, name, kind, chain, linked, lst, entry_clean)
 
     def keep_listing(self, rel: str, stamp: Stamp, paths: list[str]) -> None:
-        """Keep a plain folder's listing for a later walk, when its stamp is settled."""
-        if stamp[2] <= self.settled_before and stamp[3] <= self.settled_before:
+        """Keep a plain folder's listing for a later walk, when its stamp is settled and
+        its file system keeps fine times (:data:`COARSE_NS`)."""
+        settled = stamp[2] <= self.settled_before and stamp[3] <= self.settled_before
+        if settled and stamp[3] % COARSE_NS:
             cut = len(rel) + 1
             self.listings[rel] = (stamp, tuple(path[cut:] for path in paths))
 
