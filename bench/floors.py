@@ -5,8 +5,9 @@ stat floor
     that trusts a cache must do to notice a change (what a warm call is held to).
 walk floor
     List ``.ledger`` with ``os.scandir``, ``lstat`` every ``.md`` file found and sort the
-    paths: the least a reader that trusts a cache does in Python when it must also notice
-    a new file (every new process: no list made beforehand).
+    paths: the least a reader that trusts a cache does in Python when it lists every
+    folder to notice a new file. A warm build lists again only the folders whose stamp
+    moved (``reader/walk.py``), so it may go under it.
 I/O floor
     Walk ``.ledger`` with ``os.scandir`` and read every ``.md`` file's bytes: the least a
     reader without a cache must do.

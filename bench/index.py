@@ -7,8 +7,9 @@ long-body (``long_ledgers.py``: ``findings-2500``) or documentation-site ledger
 one machine:
 
 - the stat floor (``os.stat`` of every document, the list made beforehand) and the walk
-  floor (``os.scandir`` of every folder and ``lstat`` of every document, sorted: the least
-  a new process that must also notice new files does in Python, ``floors.py``);
+  floor (``os.scandir`` of every folder and ``lstat`` of every document, sorted,
+  ``floors.py``: the least a new process that lists every folder does in Python; a warm
+  build lists again only the folders whose stamp moved, so it may go under it);
 - an in-process build by a *new* builder with a warm index (what every new process does),
   and its ratio to the stat floor (goal ≤ 2×) and to the walk floor;
 - the first build ever: a new builder with an empty index folder (it reads, parses and
