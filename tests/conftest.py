@@ -440,6 +440,20 @@ def modern_request(server: RawServer, method: str, params: dict[str, Any] | None
 _clock = iter(range(1_000_000_000, 2_000_000_000, 7))
 
 
+def count_listings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The inodes of the folders listed with ``os.scandir`` from now on (a walk given
+    folder listings lists only the folders whose stamp moved)."""
+    listed: list[int] = []
+    scandir = os.scandir
+
+    def counting(where: Any) -> Any:
+        listed.append(os.fstat(where).st_ino if isinstance(where, int) else os.stat(where).st_ino)
+        return scandir(where)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    return listed
+
+
 def age(path: Path) -> None:
     """Give ``path`` a distinct mtime long ago, so the cache trusts and reuses it."""
     seconds = next(_clock)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from test_indexed import SETTLED_NS, _remac, _settle
 
-from conftest import write_ledger
+from conftest import count_listings, write_ledger
 from ledger_context.pack.build import ContextBuilder
 from ledger_context.pack.settings import make_settings
 from ledger_context.reader import indexed as indexed_module
@@ -22,19 +21,6 @@ from ledger_context.reader.index import IndexOptions
 pytestmark = pytest.mark.skipif(
     not walk_module._LIST_BY_DESCRIPTOR, reason="folders are listed by descriptor on POSIX only"
 )
-
-
-def _listed_folders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The inodes of the folders listed with ``os.scandir`` from now on."""
-    listed: list[int] = []
-    scandir = os.scandir
-
-    def counting(where: Any) -> Any:
-        listed.append(os.fstat(where).st_ino if isinstance(where, int) else os.stat(where).st_ino)
-        return scandir(where)
-
-    monkeypatch.setattr(os, "scandir", counting)
-    return listed
 
 
 def _spread_space(tmp_path: Path) -> Path:
@@ -64,7 +50,7 @@ def test_a_new_builder_lists_no_settled_folder_the_index_kept(
     _settle()
     second = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0)).build()
     assert second.pack == expected and second.index is not None and second.index.startswith("used")
-    listed = _listed_folders(monkeypatch)
+    listed = count_listings(monkeypatch)
     third = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0)).build()
     assert third.pack == expected and third.index == "used (10 of 10 files from the index)"
     root, experiments = (os.stat(space / ".ledger" / name).st_ino for name in ("", "experiments"))
@@ -100,7 +86,7 @@ def test_a_start_from_a_summary_that_lacks_settled_listings_writes_them(
     kept = indexed_module.IndexUse(IndexOptions(tmp_path / "cache"), space, None).listings()
     assert sorted(kept) == [".ledger/experiments/2026-01", ".ledger/experiments/2026-02", ".ledger/findings"]
     expected = ContextBuilder(space, make_settings(), cache=False).build().pack
-    listed = _listed_folders(monkeypatch)
+    listed = count_listings(monkeypatch)
     build = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0)).build()
     assert build.pack == expected
     assert len(listed) == 2  # the root and experiments/, which holds folders

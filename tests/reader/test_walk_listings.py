@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import doc, write_ledger
+from conftest import count_listings, doc, write_ledger
 from ledger_context.reader import walk as walk_module
 from ledger_context.reader.walk import walk_ledger
 
@@ -53,17 +53,8 @@ def space(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def listed_folders(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """The inodes of the folders walks list with ``os.scandir``."""
-    listed: list[int] = []
-    scandir = os.scandir
-
-    def counting(where: Any) -> Any:
-        listed.append(os.fstat(where).st_ino if isinstance(where, int) else os.stat(where).st_ino)
-        return scandir(where)
-
-    monkeypatch.setattr(os, "scandir", counting)
-    yield listed
+def listed_folders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    return count_listings(monkeypatch)
 
 
 def inodes(space: Path, *folders: str) -> set[int]:
