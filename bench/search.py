@@ -210,7 +210,7 @@ def _known_items(
         body_terms = sorted(set(terms(document.body or "")), key=lambda t: (df[t], t))[:3]
         top = search(build, " ".join(body_terms), limit=5, index=index).hits
         by_body += any(hit.path == document.path for hit in top)
-        holding = [index._inverted[term].keys() for term in body_terms]
+        holding = [index.holders(term).keys() for term in body_terms]
         body_separable += len(set(holding[0]).intersection(*holding[1:])) <= 5
     n = len(sample)
     return by_title / n, separable / n, by_body / n, body_separable / n

@@ -991,13 +991,14 @@ def _postings_status(settings: Settings, space: Path) -> str:
     from .search.stored import load_postings, postings_path, postings_version
 
     assert settings.index is not None
-    stored, fault = load_postings(settings.index, space, postings_version(settings.yaml))
+    kept, fault = load_postings(settings.index, space, postings_version(settings.yaml))
     if fault == "missing":
         return "search postings: none yet (the first search writes them)\n"
     if fault is not None:
         return f"search postings: not usable: {fault} (the next search writes them anew)\n"
     size = _size(postings_path(settings.index, space))
-    held = f"{len(stored)} document{'' if len(stored) == 1 else 's'}"
+    count = len(kept) if kept is not None else 0
+    held = f"{count} document{'' if count == 1 else 's'}"
     if size is None:
         return f"search postings: {held} (removed since: the next search writes them anew)\n"
     return f"search postings: {held}, {size} bytes\n"

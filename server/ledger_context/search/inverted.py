@@ -7,6 +7,10 @@ many documents, how many hold a term, the average length of each field) are sums
 documents in scope, integers, so they do not depend on the order documents were added or
 removed. Only documents passed in are
 counted: the caller leaves out what the ceiling withholds (spec §10).
+
+A new process starts from the postings kept by an earlier one (:class:`KeptPostings`): a
+document whose key they hold is counted from its kept lengths, and a term's holders are
+decoded from them only when a search or a change asks for that term.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from itertools import repeat
 
 from ..model.document import Document
 from ..model.values import cycles_uncollected
+from .kept import Counts, KeptPostings, Key, make_kept
 from .terms import terms
 
 FIELDS = ("title", "frontmatter", "body")
@@ -39,13 +44,8 @@ platform's floating point never changes an order."""
 CACHED_POSTINGS = 8_000_000
 """Ranked holders kept across searches (16 bytes each): about 128 MB at most."""
 
-Counts = tuple[int, int, int]
-Key = tuple[str, str, str]
-"""What a document's postings depend on (:func:`postings_key`)."""
-Stored = dict[Key, tuple[tuple[str, ...], tuple[Counts, ...], Counts]]
-"""Postings kept between processes (:mod:`~ledger_context.search.stored`): by a
-document's :func:`postings_key`, its terms, their counts in the same order, and its field
-lengths (two tuples: a dict per document would double a first search's peak memory)."""
+_NO_HOLDERS: dict[str, Counts] = {}
+"""The holders of a term no document holds (never written to)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +86,13 @@ def postings_of(document: Document) -> Postings:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    """What the index keeps of one document: which terms to unlink on removal, and the
-    field lengths (the counts themselves live in the inverted lists)."""
+    """What the index keeps of one document: its field lengths, and either which terms to
+    unlink on removal (indexed from its text) or its number in the kept postings."""
 
     key: Key
     terms: tuple[str, ...]
     lengths: Counts
+    number: int | None = None
 
 
 class SearchIndex:
@@ -108,9 +109,20 @@ class SearchIndex:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every document (the lock stays: a search holding it may call this)."""
         self.documents: dict[str, Document] = {}
         self._entries: dict[str, _Entry] = {}
+        self._added: dict[str, dict[str, Counts]] = {}
+        """Each term's holders among the documents indexed from their text."""
+        self._kept: KeptPostings | None = None
+        self._kept_paths: dict[int, list[str]] = {}
+        """The paths of the documents counted from :attr:`_kept`, by their number there."""
         self._inverted: dict[str, dict[str, Counts]] = {}
+        """Every holder of a term, kept and added, for the terms asked for since the kept
+        postings were taken (without them, :attr:`_added` is every holder)."""
         self._shared: dict[Counts, Counts] = {}
         self._totals = [0, 0, 0]
         self._ranking: dict[tuple[str, str | None], _Ranked] = {}
@@ -124,33 +136,35 @@ class SearchIndex:
         documents: tuple[Document, ...],
         token: object,
         reread: Callable[[Document], Document] | None = None,
-        stored: Stored | None = None,
+        kept: KeptPostings | None = None,
     ) -> int:
         """Make the index hold exactly ``documents``; ``token`` names that set, so the
         same set twice costs nothing. A document to add that holds no body (taken from
-        the ledger index) takes its postings from ``stored`` under its :func:`postings_key`,
-        else is indexed as ``reread`` gives it: parsed again from its bytes. Returns how
-        many documents were indexed from their text (not from ``stored``)."""
+        the ledger index) is counted from ``kept`` when it holds its :func:`postings_key`
+        (taken only by an index that holds no document yet), else is indexed as ``reread``
+        gives it: parsed again from its bytes. Returns how many documents were indexed
+        from their text (not from ``kept``)."""
         if token is self._synced and token is not None:
             return 0
+        if kept is not None and not self._entries:
+            self._kept, self._kept_paths, self._inverted = kept, {}, {}
         with cycles_uncollected():
-            indexed = self._sync(documents, reread, stored or {})
+            indexed = self._sync(documents, reread)
         self._synced = token
         return indexed
 
-    def _sync(
-        self, documents: tuple[Document, ...], reread: Callable[[Document], Document] | None, stored: Stored
-    ) -> int:
+    def _sync(self, documents: tuple[Document, ...], reread: Callable[[Document], Document] | None) -> int:
         wanted = {document.path: document for document in documents}
         stale = [p for p, e in self._entries.items() if p not in wanted or postings_key(wanted[p]) != e.key]
         for path in stale:
             self._remove(path)
+        number_of = self._kept.number_of if self._kept is not None else {}
         indexed = 0
         for path, document in wanted.items():
             if path not in self._entries:
                 key = postings_key(document)
-                if document.body is None and (kept := stored.get(key)) is not None:
-                    self._add(path, key, *kept)
+                if document.body is None and (number := number_of.get(key)) is not None:
+                    self._take(path, key, number)
                 else:
                     text = document if document.body is not None or reread is None else reread(document)
                     postings = postings_of(text)
@@ -161,13 +175,34 @@ class SearchIndex:
             self.documents[path] = document
         return indexed
 
-    def stored(self) -> Stored:
-        """Every document's postings, by :func:`postings_key`: what a later process may keep."""
-        inverted = self._inverted
-        return {
-            entry.key: (entry.terms, tuple([inverted[term][path] for term in entry.terms]), entry.lengths)
-            for path, entry in self._entries.items()
-        }
+    def kept(self, live: set[Key]) -> KeptPostings:
+        """What a later process may keep: every document's postings, and those of the
+        documents the kept postings held whose key is in ``live`` (in the ledger, under
+        another ceiling), each key once."""
+        documents: list[tuple[Key, Counts]] = []
+        number_of: dict[Key, int] = {}
+        added: dict[str, int] = {}  # a path indexed from its text: its number here
+        for path, entry in self._entries.items():
+            if entry.number is None:
+                added[path] = number_of.setdefault(entry.key, len(number_of))
+                if added[path] == len(documents):
+                    documents.append((entry.key, entry.lengths))
+        renumbered: dict[int, int] = {}  # a number in the kept postings: its number here
+        base = self._kept
+        if base is not None:
+            for number, key in enumerate(base.keys):
+                if key in live and key not in number_of:
+                    renumbered[number] = number_of[key] = len(documents)
+                    documents.append((key, base.lengths[number]))
+        every_term = sorted(self._added.keys() | set(base.terms if base is not None else ()))
+
+        def holders(term: str) -> dict[int, Counts]:
+            held = {renumbered[n]: c for n, c in base.holders(term) if n in renumbered} if base else {}
+            for path, counts in self._added.get(term, _NO_HOLDERS).items():
+                held[added[path]] = counts
+            return held
+
+        return make_kept(documents, ((term, holders(term)) for term in every_term))
 
     def _add(
         self,
@@ -179,7 +214,8 @@ class SearchIndex:
     ) -> None:
         """Add the document at ``path``: each of its ``terms`` with its counts (``counted``,
         in the same order), and its field ``lengths``."""
-        inverted, shared = self._inverted, self._shared
+        inverted, shared = self._added, self._shared
+        asked = self._inverted  # empty without kept postings
         for term, counts in zip(terms, counted, strict=True):
             # The same few count triples recur millions of times: keep one of each.
             counts = shared.setdefault(counts, counts)
@@ -188,19 +224,39 @@ class SearchIndex:
                 inverted[term] = {path: counts}
             else:
                 holders[path] = counts
-        self._entries[path] = _Entry(key, terms, lengths)
+            if (every := asked.get(term)) is not None:
+                every[path] = counts
+        self._counted(path, _Entry(key, terms, lengths))
+
+    def _take(self, path: str, key: Key, number: int) -> None:
+        """Add the document at ``path`` counted from the kept postings (its ``number`` there)."""
+        assert self._kept is not None
+        self._kept_paths.setdefault(number, []).append(path)
+        self._inverted.clear()  # a term asked for before does not hold it yet
+        self._counted(path, _Entry(key, (), self._kept.lengths[number], number))
+
+    def _counted(self, path: str, entry: _Entry) -> None:
+        self._entries[path] = entry
         for index in range(3):
-            self._totals[index] += lengths[index]
+            self._totals[index] += entry.lengths[index]
         self._changed()
 
     def _remove(self, path: str) -> None:
         entry = self._entries.pop(path)
         del self.documents[path]
+        if entry.number is not None:
+            paths = self._kept_paths[entry.number]
+            paths.remove(path)
+            if not paths:
+                del self._kept_paths[entry.number]
+            self._inverted.clear()  # its terms are not known without decoding every term
         for term in entry.terms:
-            holders = self._inverted[term]
+            holders = self._added[term]
             del holders[path]
             if not holders:
-                del self._inverted[term]
+                del self._added[term]
+            if (every := self._inverted.get(term)) is not None:
+                del every[path]
         for index in range(3):
             self._totals[index] -= entry.lengths[index]
         self._changed()
@@ -211,9 +267,25 @@ class SearchIndex:
         self._norms = None
         self._numbers = None
 
+    def holders(self, term: str) -> dict[str, Counts]:
+        """Every document holding ``term``, by path, with its counts in each field (not to
+        be changed: the index's own)."""
+        if self._kept is None:
+            return self._added.get(term, _NO_HOLDERS)
+        every = self._inverted.get(term)
+        if every is None:
+            paths = self._kept_paths
+            kept = self._kept.holders(term)
+            every = {path: counts for number, counts in kept for path in paths.get(number, ())}
+            every.update(self._added.get(term, _NO_HOLDERS))
+            if not every:
+                return _NO_HOLDERS  # not kept: any word a query asks for would stay in memory
+            self._inverted[term] = every
+        return every
+
     def counts(self, term: str, path: str) -> Counts:
         """How often ``term`` occurs in each field of the document at ``path``."""
-        return self._inverted.get(term, {}).get(path, (0, 0, 0))
+        return self.holders(term).get(path, (0, 0, 0))
 
     def scores(self, query_terms: list[str]) -> dict[str, int]:
         """Every matching document's BM25F score as an integer (:data:`SCALE`), summed
@@ -221,7 +293,7 @@ class SearchIndex:
         must agree with."""
         ordered = sorted(set(query_terms))
         idfs = [self._idf(term) for term in ordered]
-        holders = set().union(*(self._inverted.get(term, {}) for term in ordered))
+        holders = set().union(*(self.holders(term) for term in ordered))
         return {path: self._score(ordered, idfs, path) for path in holders}
 
     def best(self, query_terms: list[str], limit: int, kind: str | None = None) -> tuple[dict[str, int], int]:
@@ -305,14 +377,14 @@ class SearchIndex:
         total = 0.0
         norm = self._field_norms()[path]
         for term, idf in zip(ordered, idfs, strict=True):
-            counts = self._inverted.get(term, {}).get(path)
+            counts = self.holders(term).get(path)
             if counts is not None:
                 total += _impact(idf, counts, norm)
         return round(total * SCALE)
 
     def _idf(self, term: str) -> float:
         """``ln(1 + (N − df + 0.5) / (df + 0.5))``."""
-        df = len(self._inverted.get(term, ()))
+        df = len(self.holders(term))
         return math.log(1.0 + (len(self._entries) - df + 0.5) / (df + 0.5))
 
     def _field_norms(self) -> dict[str, tuple[float, float, float]]:
@@ -350,7 +422,7 @@ class SearchIndex:
             # _impact written out (the same operations in the same order: the same bits).
             by_path = {
                 path: idf * tf / (K1 + tf)
-                for path, (title, frontmatter, body) in self._inverted.get(term, {}).items()
+                for path, (title, frontmatter, body) in self.holders(term).items()
                 for norm in (norms[path],)
                 for tf in (title * norm[0] + frontmatter * norm[1] + body * norm[2],)
             }

@@ -21,6 +21,7 @@ from ..model.fields import bidi_escaped, clean_text
 from ..pack.build import ContextBuild
 from ..pack.served import served_document
 from .inverted import FIELDS, SCALE, SearchIndex, postings_key
+from .kept import NotPostings
 from .terms import MAX_TERM_CHARS, first_term_at, has_long_word, has_unspaced, terms
 
 DEFAULT_LIMIT = 10
@@ -175,12 +176,13 @@ def search(
     index = index if index is not None else SearchIndex()
     scope = in_scope(build)
     with index.lock:
-        _sync(index, build, scope)
-        # A set of scored documents that holds the first ``limit`` of the order.
-        scores, matching = index.best(wanted, limit, kind)
-        documents = index.documents
-        ranked = heapq.nsmallest(limit, scores, key=lambda path: _order(scores[path], documents[path]))
-        found = {path: _found(index, path, wanted) for path in ranked}
+        try:
+            scores, matching, ranked, found = _ranked(index, build, scope, wanted, kind, limit, True)
+        except NotPostings:
+            # Kept postings signed with the key, yet not as this code writes them: every
+            # document is read again, and the file written anew.
+            index.clear()
+            scores, matching, ranked, found = _ranked(index, build, scope, wanted, kind, limit, False)
     in_pack = _in_pack(build)
     # Each hit's title, fields and excerpt are shown: read and classified afresh, as a
     # served document is, so neither a cache nor the ledger index decides what is shown.
@@ -201,12 +203,31 @@ def search(
     return _bounded(result)
 
 
-def _sync(index: SearchIndex, build: ContextBuild, scope: tuple[Document, ...]) -> None:
+def _ranked(
+    index: SearchIndex,
+    build: ContextBuild,
+    scope: tuple[Document, ...],
+    wanted: list[str],
+    kind: str | None,
+    limit: int,
+    trust_kept: bool,
+) -> tuple[dict[str, int], int, list[str], dict[str, list[list[str]]]]:
+    """The scores met, how many match, the first ``limit`` paths in order, and the terms
+    each of those holds, with ``index`` synced first."""
+    _sync(index, build, scope, trust_kept)
+    # A set of scored documents that holds the first ``limit`` of the order.
+    scores, matching = index.best(wanted, limit, kind)
+    documents = index.documents
+    ranked = heapq.nsmallest(limit, scores, key=lambda path: _order(scores[path], documents[path]))
+    return scores, matching, ranked, {path: _found(index, path, wanted) for path in ranked}
+
+
+def _sync(index: SearchIndex, build: ContextBuild, scope: tuple[Document, ...], trust_kept: bool) -> None:
     """Bring ``index`` up to date with ``scope``. An empty one (a new process's first
-    search) takes what it can from the postings kept beside the ledger index, and keeps
-    them anew when it had to read a document again, with those of documents another
-    ceiling let through; later syncs read the few changed documents again and keep them
-    in memory only."""
+    search) takes what it can from the postings kept beside the ledger index (unless
+    ``trust_kept`` is false), and keeps them anew when it had to read a document again,
+    with those of documents another ceiling let through; later syncs read the few changed
+    documents again and keep them in memory only."""
     options = build.settings.index
     if options is None or index.documents:
         index.sync(scope, scope, lambda document: served_document(build, document.path))
@@ -214,13 +235,12 @@ def _sync(index: SearchIndex, build: ContextBuild, scope: tuple[Document, ...]) 
     from .stored import load_postings, postings_version, save_postings  # only with an index
 
     space, version = build.ledger.space, postings_version(build.settings.yaml)
-    stored, _ = load_postings(options, space, version)
-    if index.sync(scope, scope, lambda document: served_document(build, document.path), stored):
+    kept = load_postings(options, space, version)[0] if trust_kept else None
+    if index.sync(scope, scope, lambda document: served_document(build, document.path), kept):
         # What a search under another ceiling kept stays while its document is in the ledger
         # (the file is as private as the index, which holds every document's parse).
         live = {postings_key(document) for document in build.ledger.documents}
-        kept = {key: postings for key, postings in stored.items() if key in live}
-        save_postings(options, space, version, kept | index.stored())
+        save_postings(options, space, version, index.kept(live))
 
 
 def _in_pack(build: ContextBuild) -> frozenset[str]:

@@ -5,7 +5,9 @@ index is (:func:`~ledger_context.reader.index.write_private`: the user's private
 HMAC-SHA256 under the user's key, written whole and renamed). A document's postings derive
 from its bytes and its title alone (:func:`~ledger_context.search.inverted.postings_of`),
 so they are kept under (SHA-256, title, kind): an entry is right for any file holding those
-bytes under that title in that kind, whatever its path or age, and needs no racy rule. They decide only which
+bytes under that title in that kind, whatever its path or age, and needs no racy rule. They
+are laid out by term (:mod:`~ledger_context.search.kept`): a warm search decodes the terms
+it asks for, not every document's postings. They decide only which
 documents match and their scores; every hit is read, hashed and classified afresh before
 anything of it is shown (spec §10), so a missing, stale or corrupt file costs time only.
 """
@@ -29,16 +31,21 @@ from ..reader.index import (
     version_key,
     write_private,
 )
-from .inverted import Stored
+from .kept import LAYOUT, KeptPostings, from_data
 
-FORMAT = 2
+FORMAT = 3
 """The layout of the postings file; any change to it or to what an entry holds bumps it."""
 
 
 def postings_version(yaml: YamlOptions | None) -> dict[str, Any]:
     """What a postings file is valid for: the index's version key (Python, marshal, the
     reader's code, the YAML loader) and the search wing's own code, which splits the terms."""
-    return {"postings": FORMAT, "index": version_key(yaml), "search": source_digest("search")}
+    return {
+        "postings": FORMAT,
+        "layout": LAYOUT,
+        "index": version_key(yaml),
+        "search": source_digest("search"),
+    }
 
 
 def postings_path(options: IndexOptions, space: Path) -> Path:
@@ -46,42 +53,29 @@ def postings_path(options: IndexOptions, space: Path) -> Path:
     return index_path(options, space).with_suffix(POSTINGS_SUFFIX)
 
 
-def load_postings(options: IndexOptions, space: Path, version: dict[str, Any]) -> tuple[Stored, str | None]:
+def load_postings(
+    options: IndexOptions, space: Path, version: dict[str, Any]
+) -> tuple[KeptPostings | None, str | None]:
     """The postings kept for ``space`` (never raises), or none and why: ``missing``, or a
     clause that names what is wrong."""
     data, key, fault = read_private(options, postings_path(options, space), "postings file")
     if data is None or key is None:
-        return {}, fault
+        return None, fault
     body, fault = unseal(data, key)
     if body is None:
-        return {}, fault
+        return None, fault
     try:
         parsed = marshal.loads(body)
         if parsed["version"] != version or parsed["space"] != space_text(space):
-            return {}, "the postings were made by another version or for another ledger"
-        stored: Stored = {}
-        triples: set[Any] = set()  # a few distinct count triples recur throughout: checked once each
-        for sha256, title, kind, terms, counted, lengths in parsed["postings"]:
-            if type(terms) is not tuple or type(counted) is not tuple or len(terms) != len(counted):
-                raise ValueError("not postings")
-            triples.update(counted)
-            triples.add(lengths)
-            stored[sha256, title, kind] = (terms, counted, lengths)
-        if not all(map(_triple, triples)):
-            raise ValueError("not postings")
-        return stored, None
+            return None, "the postings were made by another version or for another ledger"
+        return from_data(parsed["postings"]), None
     except (KeyError, TypeError, ValueError, IndexError, EOFError, RecursionError):
-        return {}, "the postings cannot be parsed"
+        return None, "the postings cannot be parsed"
 
 
-def _triple(value: Any) -> bool:
-    """Whether ``value`` is three whole numbers, as every count is: only a holder of the
-    key could sign others, and scoring must not meet them."""
-    return type(value) is tuple and len(value) == 3 and all(type(n) is int and n >= 0 for n in value)
-
-
-def save_postings(options: IndexOptions, space: Path, version: dict[str, Any], stored: Stored) -> str | None:
+def save_postings(
+    options: IndexOptions, space: Path, version: dict[str, Any], kept: KeptPostings
+) -> str | None:
     """Write the postings of ``space`` whole and atomically; ``None``, or why not."""
-    rows = [(*key, *postings) for key, postings in stored.items()]
-    body = marshal.dumps({"version": version, "space": space_text(space), "postings": rows})
+    body = marshal.dumps({"version": version, "space": space_text(space), "postings": kept.data()})
     return write_private(options, postings_path(options, space), lambda key: seal(key, body))
