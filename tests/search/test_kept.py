@@ -75,7 +75,9 @@ def _same_scores(index: SearchIndex, expected: SearchIndex) -> None:
     bodies=st.lists(st.lists(st.sampled_from(WORDS), max_size=8), min_size=2, max_size=12),
     seed=st.integers(0, 2**16),
 )
-def test_an_index_started_from_kept_postings_scores_as_one_from_text(bodies: list[list[str]], seed: int) -> None:
+def test_an_index_started_from_kept_postings_scores_as_one_from_text(
+    bodies: list[list[str]], seed: int
+) -> None:
     """Started from the postings an earlier process kept, then brought up to date through
     edits, copies (the same key at two paths), removals and new documents, with queries
     between the steps (a term decoded before a change must hold it after): the same
@@ -96,8 +98,8 @@ def test_an_index_started_from_kept_postings_scores_as_one_from_text(bodies: lis
     now = [*now, copy]
     joined = [*documents, edited[0]._replace(path=".ledger/findings/zz-new.md")]  # only a new one
     for step in (joined, now[: len(now) // 2], now, now[len(now) // 2 :]):
-        reread = {d.path: d for d in step}
-        warm.sync(_unread(step), None, lambda d: reread[d.path])
+        by_path = {d.path: d for d in step}
+        warm.sync(_unread(step), None, lambda d, by_path=by_path: by_path[d.path])
         _same_scores(warm, _from_text(step))
 
 
@@ -106,7 +108,9 @@ def test_a_warm_search_decodes_only_the_terms_it_asks_for(monkeypatch: pytest.Mo
     kept = _round_trip(_from_text(documents).kept({postings_key(d) for d in documents}))
     decoded: list[str] = []
     holders = KeptPostings.holders
-    monkeypatch.setattr(KeptPostings, "holders", lambda self, term: decoded.append(term) or holders(self, term))
+    monkeypatch.setattr(
+        KeptPostings, "holders", lambda self, term: decoded.append(term) or holders(self, term)
+    )
     warm = SearchIndex()
     warm.sync(_unread(documents), None, None, kept)
     assert decoded == []

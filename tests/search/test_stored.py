@@ -19,8 +19,8 @@ from ledger_context.pack.settings import make_settings
 from ledger_context.reader.cache import DocumentCache
 from ledger_context.reader.index import MAGIC, IndexOptions, clear_index, user_key
 from ledger_context.search import result as result_module
-from ledger_context.search.result import search
 from ledger_context.search.kept import NotPostings
+from ledger_context.search.result import search
 from ledger_context.search.stored import load_postings, postings_path, postings_version
 
 QUERIES = ("rubric", "router latency", "pin", "words")
