@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import repeat
+from typing import NamedTuple
 
 from ..model.document import Document
 from ..model.values import cycles_uncollected
@@ -84,10 +85,10 @@ def postings_of(document: Document) -> Postings:
     return Postings(counts, (title.total(), frontmatter.total(), body.total()))
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(NamedTuple):
     """What the index keeps of one document: its field lengths, and either which terms to
-    unlink on removal (indexed from its text) or its number in the kept postings."""
+    unlink on removal (indexed from its text) or its number in the kept postings (a named
+    tuple: a warm search makes one per document)."""
 
     key: Key
     terms: tuple[str, ...]
@@ -160,11 +161,12 @@ class SearchIndex:
             self._remove(path)
         number_of = self._kept.number_of if self._kept is not None else {}
         indexed = 0
+        taken: list[tuple[str, Key, int]] = []
         for path, document in wanted.items():
             if path not in self._entries:
                 key = postings_key(document)
                 if document.body is None and (number := number_of.get(key)) is not None:
-                    self._take(path, key, number)
+                    taken.append((path, key, number))
                 else:
                     text = document if document.body is not None or reread is None else reread(document)
                     postings = postings_of(text)
@@ -173,6 +175,8 @@ class SearchIndex:
                     )
                     indexed += 1
             self.documents[path] = document
+        if taken:
+            self._take(taken)
         return indexed
 
     def kept(self, live: set[Key]) -> KeptPostings:
@@ -228,12 +232,20 @@ class SearchIndex:
                 every[path] = counts
         self._counted(path, _Entry(key, terms, lengths))
 
-    def _take(self, path: str, key: Key, number: int) -> None:
-        """Add the document at ``path`` counted from the kept postings (its ``number`` there)."""
+    def _take(self, taken: list[tuple[str, Key, int]]) -> None:
+        """Add the documents (path, key, number) counted from the kept postings: one loop,
+        no call per document (a warm search takes every one)."""
         assert self._kept is not None
-        self._kept_paths.setdefault(number, []).append(path)
-        self._inverted.clear()  # a term asked for before does not hold it yet
-        self._counted(path, _Entry(key, (), self._kept.lengths[number], number))
+        lengths, paths, entries, totals = self._kept.lengths, self._kept_paths, self._entries, self._totals
+        for path, key, number in taken:
+            counted = lengths[number]
+            paths.setdefault(number, []).append(path)
+            entries[path] = _Entry(key, (), counted, number)
+            totals[0] += counted[0]
+            totals[1] += counted[1]
+            totals[2] += counted[2]
+        self._inverted.clear()  # a term asked for before does not hold them yet
+        self._changed()
 
     def _counted(self, path: str, entry: _Entry) -> None:
         self._entries[path] = entry
@@ -399,10 +411,17 @@ class SearchIndex:
                     return 0.0
                 return WEIGHTS[field] / (1.0 - B + B * length / averages[field])
 
-            self._norms = {
-                path: (norm(0, e.lengths[0]), norm(1, e.lengths[1]), norm(2, e.lengths[2]))
-                for path, e in self._entries.items()
-            }
+            by_lengths: dict[Counts, tuple[float, float, float]] = {}  # lengths recur: each worked out once
+            norms = self._norms = {}
+            for path, entry in self._entries.items():
+                lengths = entry.lengths
+                if (found := by_lengths.get(lengths)) is None:
+                    found = by_lengths[lengths] = (
+                        norm(0, lengths[0]),
+                        norm(1, lengths[1]),
+                        norm(2, lengths[2]),
+                    )
+                norms[path] = found
         return self._norms
 
     def _ranked(self, term: str, kind: str | None) -> _Ranked:
