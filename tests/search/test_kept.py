@@ -153,6 +153,11 @@ def _ends(data: dict[str, Any]) -> array[int]:
         lambda d: d.update(terms=list(d["terms"])),
         lambda d: d.update(triples="0"),
         lambda d: d.pop("ends"),
+        # Found by a tester, each re-signed: shapes no write makes, each changed results.
+        lambda d: d.update(keys=[d["keys"][0], *d["keys"][:-1]]),  # a key twice
+        lambda d: d.update(terms=(d["terms"][1], *d["terms"][1:])),  # a term twice
+        lambda d: d.update(ends=array("I", [0, *_ends(d)[1:]]).tobytes()),  # a term held by none
+        lambda d: d.update(triples=d["triples"][:-12] + bytes(12)),  # a count triple of zeros
     ],
 )
 def test_postings_of_another_shape_are_refused_on_load(forge) -> None:  # type: ignore[no-untyped-def]
@@ -173,6 +178,20 @@ def test_a_count_past_its_table_is_refused_when_its_term_is_decoded() -> None:
     assert list(kept.holders("cache"))
     with pytest.raises(NotPostings):
         kept.holders("router")
+
+
+def test_a_document_twice_among_a_terms_holders_is_refused_when_its_term_is_decoded() -> None:
+    """Found by a tester: a re-signed run holding one document twice changed its score."""
+    data = _kept_data()
+    at = data["terms"].index("jwt")  # held by both documents
+    numbers = array("I", data["numbers"])
+    start = _ends(data)[at - 1] if at else 0
+    numbers[start + 1] = numbers[start]
+    data["numbers"] = numbers.tobytes()
+    kept = from_data(data)
+    assert list(kept.holders("cache"))
+    with pytest.raises(NotPostings):
+        kept.holders("jwt")
 
 
 def test_a_document_number_past_its_table_meets_nothing() -> None:

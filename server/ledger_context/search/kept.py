@@ -7,9 +7,13 @@ numbers (into a table of the distinct count triples, which recur throughout), de
 for a term a search asks for; the documents' keys and field lengths are decoded whole (the
 statistics need every length). Unsigned arrays hold no negative count. A document number
 is only ever looked up among the documents a search counts, so one out of the table meets
-nothing; a count number is checked against its table when its term is decoded (checking
-every one on load cost a warm search a tenth of its time): postings signed by a holder of
-the key that hold another raise :class:`NotPostings`, and search reads every document again.
+nothing; a count number is checked against its table, and a run for a document held twice,
+when its term is decoded (checking every one on load cost a warm search a tenth of its
+time): postings signed by a holder of the key that hold either raise :class:`NotPostings`,
+and search reads every document again. What no shape check can see, values in range that
+differ from the documents' (keys swapped, counts or lengths changed), a holder of the key
+can sign, as it can an index entry: it changes what matches and how it ranks, never what
+a hit shows, which is read and classified afresh.
 """
 
 from __future__ import annotations
@@ -86,10 +90,12 @@ class KeptPostings:
         if at is None:
             return iter(())
         start, end = self._ends[at - 1] if at else 0, self._ends[at]
-        numbers = self._counts[start:end]
-        if numbers and max(numbers) >= len(self.triples):
+        holders, counts = self._numbers[start:end], self._counts[start:end]
+        if counts and max(counts) >= len(self.triples):
             raise NotPostings(f"a count of {term!r} past the table of counts")
-        return zip(self._numbers[start:end], map(self.triples.__getitem__, numbers), strict=True)
+        if len(set(holders)) != len(holders):
+            raise NotPostings(f"a document twice among the holders of {term!r}")
+        return zip(holders, map(self.triples.__getitem__, counts), strict=True)
 
     def data(self) -> dict[str, Any]:
         """Plain data for marshal (:func:`from_data` makes it back)."""
@@ -108,7 +114,8 @@ class KeptPostings:
 
 def from_data(data: Any) -> KeptPostings:
     """The postings of :meth:`KeptPostings.data`; ``ValueError`` (or ``KeyError``,
-    ``TypeError``) when they are not of that shape or hold a number out of its table."""
+    ``TypeError``) when they are not of the shape it writes: a key or a term twice, a term
+    held by none, a count triple of zeros (a tester re-signed each; each changed results)."""
     keys, terms = data["keys"], data["terms"]
     if type(keys) is not list or type(terms) is not tuple or not all(type(t) is str for t in terms):
         raise ValueError("not postings")
@@ -117,13 +124,16 @@ def from_data(data: Any) -> KeptPostings:
     ends, numbers, counts = _array(data["ends"]), _array(data["numbers"]), _array(data["counts"])
     if len(lengths) != len(keys) or len(ends) != len(terms) or len(numbers) != len(counts):
         raise ValueError("not postings")
-    if (ends and ends[-1] != len(numbers)) or (not ends and numbers):
+    if (ends and (ends[-1] != len(numbers) or ends[0] == 0)) or (not ends and numbers):
         raise ValueError("not postings")
-    if not all(map(operator.le, ends, ends[1:])):
+    if not all(map(operator.lt, ends, ends[1:])) or (0, 0, 0) in triples:
         raise ValueError("not postings")
     if not all(type(key) is tuple and len(key) == 3 for key in keys):
         raise ValueError("not postings")
-    return KeptPostings(keys, lengths, terms, ends, numbers, counts, triples)
+    kept = KeptPostings(keys, lengths, terms, ends, numbers, counts, triples)
+    if len(kept.number_of) != len(keys) or len(kept._term_at) != len(terms):
+        raise ValueError("not postings")
+    return kept
 
 
 def make_kept(
