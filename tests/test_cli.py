@@ -207,9 +207,22 @@ def test_version() -> None:
     assert result.stdout.startswith(b"ledger-context 0.")
 
 
-@pytest.mark.parametrize("command", [["pack"], ["check"], ["check", "--json"], ["explain", "--full"]])
-def test_pack_check_and_the_full_explanation_import_neither_mcp_nor_pydantic(command: list[str]) -> None:
-    # Importing pydantic and building its models costs more than a third of a cold pack.
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["pack"],
+        ["check"],
+        ["check", "--json"],
+        ["explain", "--full"],
+        ["search", "jwt"],
+        ["search", "jwt", "--json"],
+    ],
+)
+def test_pack_check_search_and_the_full_explanation_import_neither_mcp_nor_pydantic(
+    command: list[str],
+) -> None:
+    # Importing pydantic and building its models costs more than a third of a cold pack, and
+    # was a quarter of a warm search's process.
     code = (
         "import sys; from ledger_context.cli import main; main(sys.argv[2:] + ['--space', sys.argv[1]]);"
         "sys.stderr.write(' '.join(m for m in ('mcp', 'pydantic') if m in sys.modules))"

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -78,7 +79,7 @@ def test_the_searches_shown_in_the_readme_are_the_real_ones() -> None:
     shown = re.search(r"\$ ledger-context search \"jwt webhooks\" [^\n]*\n(.*?)```", README, re.S)
     assert shown is not None and shown.group(1) == search_text(result)
     agent = re.search(r'\n(\{"rank": 1, [^\n]*)\n```', README)
-    assert agent is not None and json.loads(agent.group(1)) == result.hits[0].model_dump(mode="json")
+    assert agent is not None and json.loads(agent.group(1)) == asdict(result.hits[0])
 
 
 @pytest.mark.anyio

@@ -30,7 +30,7 @@ from ledger_context.reader.cache import DocumentCache
 from ledger_context.reader.check import check_ledger
 from ledger_context.reader.index import MAGIC, IndexOptions, index_path, join_body, seal, split_body, user_key
 from ledger_context.reader.indexed import is_fault
-from ledger_context.search.result import search
+from ledger_context.search.result import search, search_json
 
 SETTLED_NS = 20_000_000
 """A folder's settled margin where a test has folders settle: 20 ms, above any file-system
@@ -121,7 +121,7 @@ def _outputs(space: Path, settings: Settings) -> tuple[tuple[str, ...], ContextB
     build = builder.build()
     report = check_ledger(build.ledger, yaml=settings.yaml)
     try:
-        found = search(build, "words findings 3", limit=50).model_dump_json()
+        found = search_json(search(build, "words findings 3", limit=50))
     except DocumentChangedError as exc:  # a tampered entry: the file does not say what it said
         found = str(exc)
     texts = (
@@ -727,16 +727,16 @@ def test_a_search_that_finds_an_entry_its_file_contradicts_reads_the_file_on_the
     space = _rubric_space(tmp_path)
     folder = tmp_path / "cache"
     settings = make_settings(index=IndexOptions(folder))
-    expected = search(ContextBuilder(space, make_settings(), cache=False).build(), "rubric").model_dump_json()
+    expected = search_json(search(ContextBuilder(space, make_settings(), cache=False).build(), "rubric"))
     _outputs(space, settings)
 
     _remac(folder, _declassify_secret)
     builder = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
     with pytest.raises(DocumentChangedError):
         search(builder.build(), "rubric")
-    assert search(builder.build(), "rubric").model_dump_json() == expected
+    assert search_json(search(builder.build(), "rubric")) == expected
     later = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0))
-    assert search(later.build(), "rubric").model_dump_json() == expected
+    assert search_json(search(later.build(), "rubric")) == expected
 
 
 def _search_without_then_with_the_index(

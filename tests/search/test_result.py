@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,7 @@ def test_under_a_ceiling_a_withheld_document_is_neither_found_nor_counted(tmp_pa
     closed = search(build_context(space, max_data_class="internal"), "jwt secret key")
     assert ".ledger/findings/secret.md" not in search_json(closed)
     assert (closed.searched, open_result.searched) == (4, 5)
-    assert "key" not in json.dumps([hit.matched.model_dump() for hit in closed.hits])
+    assert "key" not in json.dumps([asdict(hit.matched) for hit in closed.hits])
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from ledger_context.reader.cache import DocumentCache
 from ledger_context.reader.index import MAGIC, IndexOptions, clear_index, user_key
 from ledger_context.search import result as result_module
 from ledger_context.search.kept import NotPostings
-from ledger_context.search.result import search
+from ledger_context.search.result import search, search_json
 from ledger_context.search.stored import load_postings, postings_path, postings_version
 
 QUERIES = ("rubric", "router latency", "pin", "words")
@@ -46,7 +46,7 @@ def _results(
     trusted at once: documents from it hold no body, so their postings come from the file)."""
     settings = make_settings(max_data_class=ceiling, index=IndexOptions(folder) if folder else None)
     build = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0)).build()
-    return [search(build, query).model_dump_json() for query in queries]
+    return [search_json(search(build, query)) for query in queries]
 
 
 def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:

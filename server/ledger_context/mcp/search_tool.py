@@ -15,7 +15,7 @@ from pydantic import Field
 
 from ..model.document import KINDS
 from ..model.errors import DocumentChangedError
-from ..search.result import DEFAULT_LIMIT, MAX_LIMIT, SearchResult, search, search_text
+from ..search.result import DEFAULT_LIMIT, MAX_LIMIT, SearchResult, search, search_data, search_text
 from .access import RootsArg, build_for, searched
 from .registry import Answer, ToolRegistry
 
@@ -54,7 +54,7 @@ def register_search(tools: ToolRegistry) -> None:
             result = await anyio.to_thread.run_sync(lambda: search(build, query, kind, limit, index))
         answer = CallToolResult(
             content=[TextContent(type="text", text=search_text(result))],
-            structured_content=result.model_dump(mode="json"),
+            structured_content=search_data(result),
         )
         arguments = {
             "query": query,  # as sent: the log stores any string (lone surrogates escaped)

@@ -5,15 +5,20 @@ searches only what the build accepted and its ceiling lets through (the rest is 
 indexed), ranks by BM25F (:mod:`.inverted`), then newest ``updated_at``, then path, and
 returns a :class:`SearchResult` whose text (:func:`search_text`) and compact JSON each
 stay within their byte bound.
+
+The result is plain data (frozen dataclasses), so the CLI's ``search`` never loads pydantic
+(its import and model building were a quarter of a warm search's process). Pydantic reads
+these classes where the MCP tool makes its output schema; ``__pydantic_config__`` keeps
+that schema lean. They have no slots: the SDK, making a model of a class, would read each
+slot as the field's default.
 """
 
 from __future__ import annotations
 
 import heapq
 import json
+from dataclasses import asdict, dataclass, replace
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from ..model.document import KINDS, Document
 from ..model.errors import InvalidArgumentError
@@ -49,27 +54,30 @@ def _lean(schema: dict[str, Any]) -> None:
         value.pop("title", None)
 
 
-_LEAN = ConfigDict(json_schema_extra=_lean)
+_LEAN = {"json_schema_extra": _lean}
+"""Pydantic's configuration of each class below (a ``ConfigDict`` is a plain dict)."""
 
 
-class Matched(BaseModel):
+@dataclass(frozen=True)
+class Matched:
     """The query's terms found in each field of a document (normalised, query order)."""
 
-    model_config = _LEAN
+    __pydantic_config__ = _LEAN
 
     title: list[str]
     frontmatter: list[str]
     body: list[str]
 
 
-class Hit(BaseModel):
+@dataclass(frozen=True)
+class Hit:
     """One ranked document: ``path`` is what ``read_document`` and ``explain_budget(path=…)``
     take; ``title`` is cut to :data:`TITLE_BYTES`; ``updated_at`` is UTC or ``None``;
     ``score`` the BM25F score rounded to 1e-9; ``in_pack`` whether the pack holds at least
     a byte of it; ``excerpt`` the text around the first match (:data:`EXCERPT_BYTES`).
     (Its schema carries no descriptions: the tool catalogue has a byte budget.)"""
 
-    model_config = _LEAN
+    __pydantic_config__ = _LEAN
 
     rank: int
     path: str
@@ -84,12 +92,13 @@ class Hit(BaseModel):
     excerpt: str | None
 
 
-class SearchResult(BaseModel):
+@dataclass(frozen=True)
+class SearchResult:
     """The answer to one search: the query cleaned and cut to :data:`QUERY_BYTES`, its
     distinct terms, how many documents were searched and matched, the hits, and how many
     were left out to stay within the byte bounds."""
 
-    model_config = _LEAN
+    __pydantic_config__ = _LEAN
 
     query: str
     terms: list[str]
@@ -322,9 +331,14 @@ def _cut(text: str, limit: int) -> str:
     return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
 
 
+def search_data(result: SearchResult) -> dict[str, Any]:
+    """The result as JSON data, keys in field order: the tool's structured output."""
+    return asdict(result)
+
+
 def search_json(result: SearchResult) -> str:
-    """The result as compact JSON, keys in model order."""
-    return json.dumps(result.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+    """The result as compact JSON, keys in field order."""
+    return json.dumps(search_data(result), ensure_ascii=False, separators=(",", ":"))
 
 
 def _bounded(result: SearchResult) -> SearchResult:
@@ -333,7 +347,7 @@ def _bounded(result: SearchResult) -> SearchResult:
         len(search_text(result).encode("utf-8")) > MAX_TEXT_BYTES
         or len(search_json(result).encode("utf-8")) > MAX_JSON_BYTES
     ):
-        result = result.model_copy(update={"hits": result.hits[:-1], "omitted": result.omitted + 1})
+        result = replace(result, hits=result.hits[:-1], omitted=result.omitted + 1)
     return result
 
 
