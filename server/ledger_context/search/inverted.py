@@ -230,7 +230,10 @@ class SearchIndex:
                 holders[path] = counts
             if (every := asked.get(term)) is not None:
                 every[path] = counts
-        self._counted(path, _Entry(key, terms, lengths))
+        self._entries[path] = _Entry(key, terms, lengths)
+        for index in range(3):
+            self._totals[index] += lengths[index]
+        self._changed()
 
     def _take(self, taken: list[tuple[str, Key, int]]) -> None:
         """Add the documents (path, key, number) counted from the kept postings: one loop,
@@ -245,12 +248,6 @@ class SearchIndex:
             totals[1] += counted[1]
             totals[2] += counted[2]
         self._inverted.clear()  # a term asked for before does not hold them yet
-        self._changed()
-
-    def _counted(self, path: str, entry: _Entry) -> None:
-        self._entries[path] = entry
-        for index in range(3):
-            self._totals[index] += entry.lengths[index]
         self._changed()
 
     def _remove(self, path: str) -> None:
