@@ -244,3 +244,24 @@ def test_a_document_whose_name_holds_a_backslash_is_searched_like_any_other(tmp_
     assert [hit.path for hit in search(build, "router").hits] == [".ledger/findings/ok.md"]
     found = task_search(build, "look at the kumquat yield")
     assert found is not None and found.hits[0].path == ".ledger/findings/a\\b.md"
+
+
+def test_agents_md_is_searched_by_its_heading_and_body_never_by_its_frontmatter(tmp_path: Path) -> None:
+    # The ranking rule says so since an independent implementation could not settle it:
+    # spec §2 reads only agents.md's data_class, so its frontmatter field is empty.
+    space = write_ledger(
+        tmp_path,
+        {
+            "agents.md": "---\ndata_class: internal\nowner: zebra\n---\n# Head yak\nBody gnu.\n",
+            "findings/f.md": doc(title="Latency", status="current") + "router\n",
+        },
+    )
+    build = build_context(space)
+    assert search(build, "zebra owner").matching == 0
+    hit = search(build, "yak gnu").hits[0]
+    assert (hit.path, hit.title) == (".ledger/agents.md", "Head yak")
+    assert (hit.matched.title, hit.matched.body) == (["yak"], ["yak", "gnu"])  # a heading is body too
+    (space / ".ledger" / "agents.md").write_text("", encoding="utf-8")
+    empty = search(build_context(space), "agents")
+    assert [(h.path, h.title) for h in empty.hits] == [(".ledger/agents.md", "agents")]
+    assert empty.searched == 2
