@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import FIXTURES, TIMEOUT, RawServer, doc, modern_request, write_ledger
 from ledger_context import build_context
 
@@ -339,6 +341,43 @@ def test_sigterm_ends_serve_within_a_second_without_a_traceback() -> None:
     import signal
 
     _signal_ends_serving(signal.SIGTERM)
+
+
+@pytest.mark.parametrize(
+    ("signame", "delay"), [("SIGTERM", 0.5), ("SIGTERM", 1.3), ("SIGINT", 0.5), ("SIGINT", 1.3)]
+)
+def test_a_signal_while_the_server_starts_answers_every_request_already_sent(
+    signame: str, delay: float
+) -> None:
+    # Found by trying to break the product: a client that sent initialize and ten pings got
+    # no answer at all when SIGTERM came in the second or so the server takes to start.
+    import signal
+    import time
+
+    server = RawServer("--space", str(FIXTURES / "demo"), "--no-audit")
+    hello = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    }
+    server.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+    server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for i in range(1, 11):
+        server.send({"jsonrpc": "2.0", "id": i, "method": "ping"})
+    time.sleep(delay)  # past the interpreter's own start, within the SDK's import or the server's
+    server.process.send_signal(getattr(signal, signame))
+    code = server.process.wait(timeout=TIMEOUT)
+    server.pump.join(timeout=TIMEOUT)
+    assert server.process.stderr is not None
+    err = server.process.stderr.read()
+    for stream in (server.process.stdin, server.process.stdout, server.process.stderr):
+        with contextlib.suppress(BrokenPipeError):
+            stream.close()  # type: ignore[union-attr]
+    answers = [json.loads(line) for line in server.stdout]
+    assert code == 0 and b"Traceback" not in err, (code, err.decode())
+    assert sorted(answer["id"] for answer in answers) == list(range(11)), answers
+    for answer in answers:
+        assert "result" in answer or signame in answer["error"]["message"], answer
 
 
 def test_a_signal_while_a_large_answer_is_read_slowly_cuts_no_answer(tmp_path: Path) -> None:

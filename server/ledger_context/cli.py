@@ -748,9 +748,22 @@ def _cap_advice(build: ContextBuild) -> list[CapAdvice]:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import signal
 
-    # A stop asked for while the server starts is a normal end too (exit 0, as once serving);
-    # no request has been read yet. Serving installs its own handlers.
-    signal.signal(signal.SIGTERM, _stopped_while_starting)
+    # A stop asked for while the server starts is a normal end too (exit 0, as once serving).
+    # Over stdio, each request the client has sent by then is answered with an error first.
+    # Serving installs its own handlers.
+    if args.http is None and args.auth_issuer is None and args.auth_jwks is None:
+        from .mcp.early_stop import answer_unread  # now: an import must not race a signal
+
+        def stopped(signum: int, frame: object) -> None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # one stop: a second signal waits for it
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            answer_unread(signal.Signals(signum).name)
+            raise SystemExit(0)
+
+        signal.signal(signal.SIGINT, stopped)
+        signal.signal(signal.SIGTERM, stopped)
+    else:
+        signal.signal(signal.SIGTERM, _stopped_while_starting)
     settings = _options(args)
     explicit = space_from_environment(args.space, os.environ)
     if explicit:

@@ -14,7 +14,9 @@ Replaces the SDK's ``stdio_server()``. Our own threads read stdin and write stdo
   one answer: no more input is passed on (a request read after the signal is answered with
   an error at once), requests running get :data:`SIGNAL_GRACE_SECONDS` to finish, and each
   still running then is answered with an error naming the signal; a build still running in
-  a worker thread cannot hold the exit (:func:`on_hard_exit`, :data:`EXIT_SECONDS`);
+  a worker thread cannot hold the exit (:func:`on_hard_exit`, :data:`EXIT_SECONDS`); what
+  the client had sent by then is read first, so each request in it is answered, and a
+  signal that comes before the loop can take it is held until it can;
 - whenever serving stops, answers already computed go on being written while the client
   reads them (:meth:`_Output.drain`): an answer is never cut because a client reads slowly,
   only when it reads nothing for :data:`STALL_SECONDS` (then no one is there to read it);
@@ -203,6 +205,16 @@ class _Output:
                 self._queue.all_tasks_done.wait(0.1)
 
 
+def _wait_for_input(fd: int) -> None:
+    """Block until ``fd`` has input or its end (where it can be polled: elsewhere the read
+    that follows blocks instead)."""
+    if hasattr(select, "poll"):
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        with contextlib.suppress(OSError):
+            poll.poll()
+
+
 def _unread(fd: int) -> int | None:
     """Bytes written to the pipe at ``fd`` and not yet read (``FIONREAD``), ``None`` where
     it cannot tell (not a pipe, another system): a pipe frees room for a write a page at a
@@ -260,12 +272,23 @@ def _fault_bytes(fault: Fault) -> bytes:
 class StdioChannel:
     """One serving of the MCP server over fds ``stdin_fd``/``stdout_fd``; see the module doc."""
 
-    def __init__(self, stdin_fd: int, stdout_fd: int, eof_grace: float = EOF_GRACE_SECONDS) -> None:
+    def __init__(
+        self,
+        stdin_fd: int,
+        stdout_fd: int,
+        eof_grace: float = EOF_GRACE_SECONDS,
+        held: list[str] | None = None,
+    ) -> None:
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
         self.eof_grace = eof_grace
         self.stopped_by: str | None = None
         """Why serving stopped early: a signal's name, or ``"EPIPE"``."""
+        self._held = held if held is not None else []
+        """Signals that came before serving could take them (see :func:`serve_stdio`)."""
+        self._reading = False
+        """Whether the reader thread holds input it has not handed on yet."""
+        self._input_done = False
         self._pending: Counter[tuple[str, object]] = Counter()
         self._given_up: set[tuple[str, object]] = set()
         """Requests answered here with an error after EOF: a late SDK answer is dropped."""
@@ -288,6 +311,8 @@ class StdioChannel:
         with contextlib.suppress(NotImplementedError):  # no loop signal handlers on Windows
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(signum, self._stop, signal.Signals(signum).name)
+        if self._held:
+            loop.call_soon(self._stop, self._held[0])
         try:
             with self._scope:
                 async with anyio.create_task_group() as group:
@@ -320,7 +345,11 @@ class StdioChannel:
         self._counted()
 
     async def _wind_down(self, signal_name: str) -> None:
-        """A signal: let what runs finish for a moment, answer the rest with an error, end."""
+        """A signal: let what runs finish for a moment, answer the rest with an error, end.
+        What the client had sent is read first: each request in it gets its answer."""
+        with anyio.move_on_after(SIGNAL_GRACE_SECONDS):
+            while not self._caught_up():
+                await anyio.sleep(0.01)
         if self._pending:
             self._idle = anyio.Event()  # set by the writer when the last answer is handed on
             with anyio.move_on_after(SIGNAL_GRACE_SECONDS):
@@ -330,6 +359,14 @@ class StdioChannel:
             "send it again to a new server"
         )
         self._end_serving()
+
+    def _caught_up(self) -> bool:
+        """Whether the reader has handed on all the input there is. The pipe is looked at
+        first: input the reader takes after that is marked as held before it is read."""
+        if self._input_done:
+            return True
+        unread = _unread(self.stdin_fd)
+        return not self._reading and not unread
 
     def _counted(self) -> None:
         """Recount the requests in flight and wake the reader if it waits for room."""
@@ -362,6 +399,8 @@ class StdioChannel:
             return True
 
         while True:
+            _wait_for_input(self.stdin_fd)
+            self._reading = True  # before the read: see _caught_up
             try:
                 chunk = os.read(self.stdin_fd, _READ_CHUNK)
             except OSError:
@@ -371,6 +410,8 @@ class StdioChannel:
             for line in splitter.feed(chunk):
                 if not hand_on(line):
                     return
+            self._reading = False
+        self._input_done = True
         last = splitter.finish()
         if last is not None and not hand_on(last):
             return
@@ -490,7 +531,17 @@ def serve_stdio(server: Server[Any], init_options: InitializationOptions) -> str
     Returns why serving stopped early (``"SIGINT"``, ``"SIGTERM"``, ``"EPIPE"``), or
     ``None`` after EOF on stdin.
     """
+    held: list[str] = []
+
+    def hold(signum: int, frame: object) -> None:
+        held.append(signal.Signals(signum).name)
+
+    # From here a signal is the channel's: held until its loop takes signals, then a stop
+    # like any other (the handlers that answer while the server starts read fd 0, which
+    # _claim_stdio is about to point at /dev/null).
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, hold)
     wire_in, wire_out = _claim_stdio()
-    channel = StdioChannel(wire_in, wire_out)
+    channel = StdioChannel(wire_in, wire_out, held=held)
     anyio.run(channel.serve, server, init_options)
     return channel.stopped_by

@@ -1,0 +1,88 @@
+"""A stop asked for while the stdio server starts: every request already sent is answered.
+
+Starting takes about a second (the SDK's import, the server, the tokenizer's vocabulary),
+and a client sends ``initialize`` at once, often more. A SIGINT or SIGTERM then used to end
+the process with those requests unanswered. :func:`answer_unread` answers each request
+the pipe holds with an error naming the signal, as the channel does for a request read
+after a signal, within a bounded time, and knows nothing of the SDK (it runs before it is
+imported).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import time
+from typing import Final
+
+from .jsonrpc_lines import Fault, LineSplitter, parse_line, request_id
+
+STOP_SECONDS: Final = 1.0
+"""The longest the answers may take: a client that writes on, or never reads, cannot hold
+the stop."""
+_INTERNAL_ERROR: Final = -32603
+_AGAIN: Final = "while starting; send it again to a new server"
+_READ_CHUNK: Final = 1 << 16
+_WRITE_CHUNK: Final = getattr(select, "PIPE_BUF", 4096)
+"""What a pipe that polls writable takes without blocking (an id may be long)."""
+
+
+def _ready(fd: int, events: int, seconds: float) -> bool:
+    poll = select.poll()
+    poll.register(fd, events)
+    return bool(poll.poll(max(0, int(seconds * 1000))))
+
+
+def _write(fd: int, data: bytes, deadline: float) -> bool:
+    """Write ``data`` whole by :data:`_WRITE_CHUNK`, each once the pipe has room for it,
+    before ``deadline``; whether it was."""
+    for start in range(0, len(data), _WRITE_CHUNK):
+        left = deadline - time.monotonic()
+        if left <= 0 or not _ready(fd, select.POLLOUT, left):
+            return False
+        piece = data[start : start + _WRITE_CHUNK]
+        while piece:
+            piece = piece[os.write(fd, piece) :]
+    return True
+
+
+def stop_answers(chunk: bytes, splitter: LineSplitter, signal_name: str) -> list[bytes]:
+    """The answer lines for the complete lines in ``chunk``: an error naming the signal for
+    each request, the fault's own answer for a line that is not a message."""
+    answers: list[bytes] = []
+    for line in splitter.feed(chunk):
+        item = line if isinstance(line, Fault) else parse_line(line)
+        if item is not None and not isinstance(item, Fault):
+            if "method" not in item or "id" not in item:
+                continue  # a notification or a response: nothing to answer
+            stopped = f"the server was stopped ({signal_name}) {_AGAIN}"
+            item = Fault(_INTERNAL_ERROR, stopped, request_id(item))
+        if item is not None:
+            answers.append(json.dumps(item.response(), separators=(",", ":")).encode("utf-8") + b"\n")
+    return answers
+
+
+def answer_unread(signal_name: str, stdin_fd: int = 0, stdout_fd: int = 1) -> int:
+    """Answer every request in what ``stdin_fd`` holds now (and what comes within
+    :data:`STOP_SECONDS`) on ``stdout_fd``; how many lines were written. Never raises
+    for the pipes' sake: a stop must not fail."""
+    if not hasattr(select, "poll"):  # Windows: its pipes cannot be polled
+        return 0
+    deadline = time.monotonic() + STOP_SECONDS
+    splitter = LineSplitter()
+    written = 0
+    try:
+        while _ready(stdin_fd, select.POLLIN, 0):
+            chunk = os.read(stdin_fd, _READ_CHUNK)
+            if not chunk:
+                break
+            for answer in stop_answers(chunk, splitter, signal_name):
+                if not _write(stdout_fd, answer, deadline):
+                    return written
+                written += 1
+            if time.monotonic() >= deadline:
+                break
+    except OSError:
+        pass
+    return written
