@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..model.values import Record
 from . import quick_yaml
+from .yaml_events import build_from_events
 
 if TYPE_CHECKING:
     import yaml
@@ -539,7 +540,15 @@ def load_with_yaml(
     try:  # the pure-Python reader checks the characters as it is made
         loader = _loader_class(loader_name)(frontmatter)  # type: ignore[call-arg]
         loader.duplicates = []
-        data = loader.get_single_data()  # type: ignore[attr-defined]
+        built = build_from_events(loader, MAX_NESTING)
+        if built is None:  # refused for more than its syntax: the composed loader says why
+            loader.dispose()  # type: ignore[attr-defined]
+            loader = _loader_class(loader_name)(frontmatter)  # type: ignore[call-arg]
+            loader.duplicates = []
+            data = loader.get_single_data()  # type: ignore[attr-defined]
+        else:
+            data, duplicates = built
+            loader.duplicates = [DuplicateKey(*at) for at in duplicates]
     except FrontmatterError:
         raise
     except yaml.MarkedYAMLError as exc:
