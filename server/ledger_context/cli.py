@@ -750,20 +750,27 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     # A stop asked for while the server starts is a normal end too (exit 0, as once serving).
     # Over stdio, each request the client has sent by then is answered with an error first.
-    # Serving installs its own handlers.
+    # The process ends in the handler: an exception raised there would surface inside
+    # whatever it interrupted (an import, pydantic building a schema) and be wrapped into a
+    # traceback. Serving installs its own handlers.
     if args.http is None and args.auth_issuer is None and args.auth_jwks is None:
         from .mcp.early_stop import answer_unread  # now: an import must not race a signal
 
+        stopping: list[int] = []
+
         def stopped(signum: int, frame: object) -> None:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # one stop: a second signal waits for it
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            answer_unread(signal.Signals(signum).name)
-            raise SystemExit(0)
+            if not stopping:  # a second signal, come while the first answers, waits for it
+                stopping.append(signum)
+                answer_unread(signal.Signals(signum).name)
+                os._exit(0)
 
         signal.signal(signal.SIGINT, stopped)
         signal.signal(signal.SIGTERM, stopped)
     else:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, _stopped_while_starting)
+    for signum in _HELD:  # come while the arguments were read: taken now, as they came
+        signal.raise_signal(signum)
     settings = _options(args)
     explicit = space_from_environment(args.space, os.environ)
     if explicit:
@@ -810,7 +817,15 @@ def _row_hash(value: str) -> str:
 
 
 def _stopped_while_starting(signum: int, frame: object) -> None:
-    raise SystemExit(0)
+    os._exit(0)
+
+
+_HELD: list[int] = []
+"""SIGINT and SIGTERM come while ``serve`` read its arguments, for its handlers to take."""
+
+
+def _hold(signum: int, frame: object) -> None:
+    _HELD.append(signum)
 
 
 def _serve_http(args: argparse.Namespace, settings: Settings, explicit: Path) -> int:
@@ -1083,6 +1098,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure(errors="backslashreplace")
     program = argv is None
     argv = sys.argv[1:] if program else argv
+    if program and sys.argv[1:2] == ["serve"]:  # from here a stop waits for serve's handlers
+        import signal
+
+        signal.signal(signal.SIGINT, _hold)
+        signal.signal(signal.SIGTERM, _hold)
     parser = _parser(argv)
     args = parser.parse_args(argv)
     _KEPT.clear()

@@ -14,6 +14,7 @@ import json
 import os
 import select
 import time
+from collections.abc import Iterable
 from typing import Final
 
 from .jsonrpc_lines import Fault, LineSplitter, parse_line, request_id
@@ -47,11 +48,11 @@ def _write(fd: int, data: bytes, deadline: float) -> bool:
     return True
 
 
-def stop_answers(chunk: bytes, splitter: LineSplitter, signal_name: str) -> list[bytes]:
-    """The answer lines for the complete lines in ``chunk``: an error naming the signal for
-    each request, the fault's own answer for a line that is not a message."""
+def stop_answers(lines: Iterable[bytes | Fault], signal_name: str) -> list[bytes]:
+    """The answers to ``lines``: an error naming the signal for each request, the fault's
+    own answer for a line that is not a message."""
     answers: list[bytes] = []
-    for line in splitter.feed(chunk):
+    for line in lines:
         item = line if isinstance(line, Fault) else parse_line(line)
         if item is not None and not isinstance(item, Fault):
             if "method" not in item or "id" not in item:
@@ -64,24 +65,29 @@ def stop_answers(chunk: bytes, splitter: LineSplitter, signal_name: str) -> list
 
 
 def answer_unread(signal_name: str, stdin_fd: int = 0, stdout_fd: int = 1) -> int:
-    """Answer every request in what ``stdin_fd`` holds now (and what comes within
-    :data:`STOP_SECONDS`) on ``stdout_fd``; how many lines were written. Never raises
-    for the pipes' sake: a stop must not fail."""
+    """Answer every request in what ``stdin_fd`` holds now on ``stdout_fd``, and in the
+    rest of a line the client is still writing, within :data:`STOP_SECONDS`; how many
+    lines were written. Never raises for the pipes' sake: a stop must not fail."""
     if not hasattr(select, "poll"):  # Windows: its pipes cannot be polled
         return 0
     deadline = time.monotonic() + STOP_SECONDS
     splitter = LineSplitter()
     written = 0
     try:
-        while _ready(stdin_fd, select.POLLIN, 0):
-            chunk = os.read(stdin_fd, _READ_CHUNK)
-            if not chunk:
+        while True:
+            # Between messages, only what is there now; inside one, its rest (a line
+            # longer than the pipe arrives as the client's write goes on).
+            wait = max(0.0, deadline - time.monotonic()) if splitter.pending else 0.0
+            if not _ready(stdin_fd, select.POLLIN, wait):
                 break
-            for answer in stop_answers(chunk, splitter, signal_name):
+            chunk = os.read(stdin_fd, _READ_CHUNK)
+            last = None if chunk else splitter.finish()  # the end: a last line without newline
+            lines = splitter.feed(chunk) if chunk else [last] if last is not None else []
+            for answer in stop_answers(lines, signal_name):
                 if not _write(stdout_fd, answer, deadline):
                     return written
                 written += 1
-            if time.monotonic() >= deadline:
+            if not chunk or time.monotonic() >= deadline:
                 break
     except OSError:
         pass

@@ -65,6 +65,11 @@ class LineSplitter:
         self._keep(chunk[start:])
         return lines
 
+    @property
+    def pending(self) -> bool:
+        """Whether a line has begun and not ended."""
+        return self._overlong or self._size > 0
+
     def finish(self) -> bytes | Fault | None:
         """At end of input: the last line if it had no newline."""
         if not self._overlong and self._size == 0:
