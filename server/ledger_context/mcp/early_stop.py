@@ -17,32 +17,23 @@ import time
 from collections.abc import Iterable
 from typing import Final
 
-from .jsonrpc_lines import Fault, LineSplitter, parse_line, request_id
+from .jsonrpc_lines import INTERNAL_ERROR, Fault, LineSplitter, parse_line, request_id
+from .pipes import READ_CHUNK, WRITE_CHUNK, ready
 
 STOP_SECONDS: Final = 1.0
 """The longest the answers may take: a client that writes on, or never reads, cannot hold
 the stop."""
-_INTERNAL_ERROR: Final = -32603
 _AGAIN: Final = "while starting; send it again to a new server"
-_READ_CHUNK: Final = 1 << 16
-_WRITE_CHUNK: Final = getattr(select, "PIPE_BUF", 4096)
-"""What a pipe that polls writable takes without blocking (an id may be long)."""
-
-
-def _ready(fd: int, events: int, seconds: float) -> bool:
-    poll = select.poll()
-    poll.register(fd, events)
-    return bool(poll.poll(max(0, int(seconds * 1000))))
 
 
 def _write(fd: int, data: bytes, deadline: float) -> bool:
-    """Write ``data`` whole by :data:`_WRITE_CHUNK`, each once the pipe has room for it,
+    """Write ``data`` whole by :data:`WRITE_CHUNK`, each once the pipe has room for it,
     before ``deadline``; whether it was."""
-    for start in range(0, len(data), _WRITE_CHUNK):
+    for start in range(0, len(data), WRITE_CHUNK):
         left = deadline - time.monotonic()
-        if left <= 0 or not _ready(fd, select.POLLOUT, left):
+        if left <= 0 or not ready(fd, select.POLLOUT, left):
             return False
-        piece = data[start : start + _WRITE_CHUNK]
+        piece = data[start : start + WRITE_CHUNK]
         while piece:
             piece = piece[os.write(fd, piece) :]
     return True
@@ -58,7 +49,7 @@ def stop_answers(lines: Iterable[bytes | Fault], signal_name: str) -> list[bytes
             if "method" not in item or "id" not in item:
                 continue  # a notification or a response: nothing to answer
             stopped = f"the server was stopped ({signal_name}) {_AGAIN}"
-            item = Fault(_INTERNAL_ERROR, stopped, request_id(item))
+            item = Fault(INTERNAL_ERROR, stopped, request_id(item))
         if item is not None:
             answers.append(json.dumps(item.response(), separators=(",", ":")).encode("utf-8") + b"\n")
     return answers
@@ -78,9 +69,9 @@ def answer_unread(signal_name: str, stdin_fd: int = 0, stdout_fd: int = 1) -> in
             # Between messages, only what is there now; inside one, its rest (a line
             # longer than the pipe arrives as the client's write goes on).
             wait = max(0.0, deadline - time.monotonic()) if splitter.pending else 0.0
-            if not _ready(stdin_fd, select.POLLIN, wait):
+            if not ready(stdin_fd, select.POLLIN, wait):
                 break
-            chunk = os.read(stdin_fd, _READ_CHUNK)
+            chunk = os.read(stdin_fd, READ_CHUNK)
             last = None if chunk else splitter.finish()  # the end: a last line without newline
             lines = splitter.feed(chunk) if chunk else [last] if last is not None else []
             for answer in stop_answers(lines, signal_name):

@@ -24,6 +24,7 @@ MAX_DEPTH: Final = 64
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
+INTERNAL_ERROR: Final = -32603
 
 RequestId = int | str
 

@@ -40,7 +40,6 @@ import os
 import queue
 import select
 import signal
-import sys
 import threading
 import time
 from collections import Counter
@@ -55,7 +54,8 @@ from mcp.server.models import InitializationOptions
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from .jsonrpc_lines import INVALID_REQUEST, Fault, LineSplitter, parse_line, request_id
+from .jsonrpc_lines import INTERNAL_ERROR, INVALID_REQUEST, Fault, LineSplitter, parse_line, request_id
+from .pipes import READ_CHUNK, WRITE_CHUNK, ready, unread
 
 logger = logging.getLogger("ledger_context")
 
@@ -81,11 +81,6 @@ OUTPUT_BYTES: Final = 4 << 20
 """Answers waiting to be written to stdout, in bytes, past which no more input is read."""
 MAX_IN_FLIGHT: Final = 64
 """Requests read and not yet handed to stdout, past which no more input is read."""
-_READ_CHUNK: Final = 1 << 16
-_WRITE_CHUNK: Final = getattr(select, "PIPE_BUF", 4096)
-"""Bytes per write: at most what a pipe takes at once (4 KiB on Linux), so each write
-returns as soon as the client has taken that much: progress at a slow reader's pace."""
-_INTERNAL_ERROR: Final = -32603
 
 
 def _key(rid: object) -> tuple[str, object]:
@@ -171,7 +166,7 @@ class _Output:
                 if self._writing and not self.broken:
                     view = memoryview(data)
                     while view:
-                        view = view[os.write(self.fd, view[:_WRITE_CHUNK]) :]
+                        view = view[os.write(self.fd, view[:WRITE_CHUNK]) :]
                         self.progress_at = time.monotonic()
             except OSError:  # EPIPE, or stdout closed: the client is gone
                 self.broken = True
@@ -188,12 +183,12 @@ class _Output:
         and the one being written is finished while the client reads: an answer is cut only
         when the client stops reading."""
         started = time.monotonic()
-        unread = _unread(self.fd)
+        waiting = unread(self.fd)
         with self._queue.all_tasks_done:
             while self._queue.unfinished_tasks and not self.broken:
                 now = time.monotonic()
-                before, unread = unread, _unread(self.fd)
-                if unread is not None and before is not None and unread < before:
+                before, waiting = waiting, unread(self.fd)
+                if waiting is not None and before is not None and waiting < before:
                     self.progress_at = now  # the client took bytes, though no write returned yet
                 if now - started >= grace and now - self.progress_at >= STALL_SECONDS:
                     return
@@ -205,37 +200,13 @@ class _Output:
                 self._queue.all_tasks_done.wait(0.1)
 
 
-def _wait_for_input(fd: int) -> None:
-    """Block until ``fd`` has input or its end (where it can be polled: elsewhere the read
-    that follows blocks instead)."""
-    if hasattr(select, "poll"):
-        poll = select.poll()
-        poll.register(fd, select.POLLIN)
-        with contextlib.suppress(OSError):
-            poll.poll()
-
-
-def _unread(fd: int) -> int | None:
-    """Bytes written to the pipe at ``fd`` and not yet read (``FIONREAD``), ``None`` where
-    it cannot tell (not a pipe, another system): a pipe frees room for a write a page at a
-    time, so only this shows a client that reads less than a page between two checks."""
-    try:
-        import fcntl
-        import termios
-
-        answer = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
-    except (ImportError, OSError):
-        return None
-    return int.from_bytes(answer, sys.byteorder, signed=True)
-
-
 def _bounded_error(error: types.ErrorData) -> types.ErrorData:
     """``error`` with code 0 made -32603 (the SDK's catch-all; JSON-RPC says internal
     error), and the SDK's echo of client input (an unknown name or URI, in the message and
     in ``data``) cut to :data:`ERROR_TEXT_CHARS`, so a 1 MB name never comes back whole."""
     update: dict[str, Any] = {}
     if error.code == 0:
-        update["code"] = _INTERNAL_ERROR
+        update["code"] = INTERNAL_ERROR
     if len(error.message) > ERROR_TEXT_CHARS:
         update["message"] = error.message[:ERROR_TEXT_CHARS] + "…"
     if isinstance(error.data, str) and len(error.data) > ERROR_TEXT_CHARS:
@@ -365,8 +336,8 @@ class StdioChannel:
         first: input the reader takes after that is marked as held before it is read."""
         if self._input_done:
             return True
-        unread = _unread(self.stdin_fd)
-        return not self._reading and not unread
+        waiting = unread(self.stdin_fd)  # first: see the docstring
+        return not waiting and not self._reading
 
     def _counted(self) -> None:
         """Recount the requests in flight and wake the reader if it waits for room."""
@@ -399,10 +370,10 @@ class StdioChannel:
             return True
 
         while True:
-            _wait_for_input(self.stdin_fd)
+            ready(self.stdin_fd, select.POLLIN, None)  # input or its end
             self._reading = True  # before the read: see _caught_up
             try:
-                chunk = os.read(self.stdin_fd, _READ_CHUNK)
+                chunk = os.read(self.stdin_fd, READ_CHUNK)
             except OSError:
                 chunk = b""
             if not chunk:
@@ -426,7 +397,7 @@ class StdioChannel:
         message = item.message
         if self.stopped_by is not None:  # read after a signal: answered here, never run
             if isinstance(message, types.JSONRPCRequest):
-                error = {"code": _INTERNAL_ERROR, "message": f"the server is stopping ({self.stopped_by})"}
+                error = {"code": INTERNAL_ERROR, "message": f"the server is stopping ({self.stopped_by})"}
                 answer = {"jsonrpc": "2.0", "id": message.id, "error": error}
                 await self._output.put(json.dumps(answer, separators=(",", ":")).encode("utf-8") + b"\n")
             return
@@ -463,7 +434,7 @@ class StdioChannel:
         left unanswered."""
         for key in list(self._pending):
             self._given_up.add(key)
-            error = {"jsonrpc": "2.0", "id": key[1], "error": {"code": _INTERNAL_ERROR, "message": message}}
+            error = {"jsonrpc": "2.0", "id": key[1], "error": {"code": INTERNAL_ERROR, "message": message}}
             await self._output.put(json.dumps(error, separators=(",", ":")).encode("utf-8") + b"\n")
         self._pending.clear()
         self._counted()
