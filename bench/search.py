@@ -49,7 +49,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ledger_context.model.document import Document
-from ledger_context.pack.build import ContextBuild, ContextBuilder
+from ledger_context.pack.build import ContextBuilder
+from ledger_context.pack.context import ContextBuild
 from ledger_context.pack.served import served_document
 from ledger_context.search.inverted import SearchIndex, postings_of
 from ledger_context.search.result import in_scope, search

@@ -26,7 +26,7 @@ from ledger_context.reader import frontmatter
 if TYPE_CHECKING:
     from mcp import StdioServerParameters
 
-    from ledger_context.pack.build import ContextBuild
+    from ledger_context.pack.context import ContextBuild
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "ledger_fixtures"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from conftest import assert_clean_text, examples, write_ledger
 from ledger_context import build_context
 from ledger_context.explain.full import explain
-from ledger_context.pack.build import ContextBuild
+from ledger_context.pack.context import ContextBuild
 from reference.ledgers import SpaceSpec, cap_tokens, max_data_class, spaces, write_space
 
 SETTINGS = settings(max_examples=examples(120), deadline=None, suppress_health_check=list(HealthCheck))

@@ -9,7 +9,8 @@ from .model.classify import CLASSES
 from .model.errors import InvalidArgumentError, LedgerContextError, SpaceNotFoundError
 from .model.problems import Problem
 from .model.tokens import BYTES_PER_TOKEN, DEFAULT_CAP_TOKENS, tokens
-from .pack.build import ContextBuild, ContextBuilder, build_context
+from .pack.build import ContextBuilder, build_context
+from .pack.context import ContextBuild
 from .pack.settings import Settings, make_settings
 from .reader.space import find_space
 

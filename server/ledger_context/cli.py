@@ -30,7 +30,8 @@ from .model.errors import (
 )
 from .model.tokens import DEFAULT_CAP_TOKENS
 from .model.values import Record
-from .pack.build import ContextBuild, ContextBuilder
+from .pack.build import ContextBuilder
+from .pack.context import ContextBuild
 from .pack.settings import Settings, make_settings
 from .reader.frontmatter import yaml_options
 from .reader.space import LEDGER_DIR, display_path, find_space, holds_ledger, space_from_environment

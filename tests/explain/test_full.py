@@ -25,7 +25,7 @@ from ledger_context.cli import main
 from ledger_context.explain.brief import Brief
 from ledger_context.explain.full import Explanation, explain, explanation_data, explanation_json
 from ledger_context.explain.readout import brief_readout, budget_text
-from ledger_context.pack.build import ContextBuild
+from ledger_context.pack.context import ContextBuild
 from reference.ledgers import SpaceSpec, cap_tokens, max_data_class, spaces, write_space
 
 Ledger = Callable[[Files], Path]

@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from conftest import FIXTURES
 from ledger_context import build_context
 from ledger_context.mcp.server import PACK_URI, LedgerServer, create_server
-from ledger_context.pack.build import ContextBuild
+from ledger_context.pack.context import ContextBuild
 
 pytestmark = pytest.mark.anyio
 FINDING = ".ledger/findings/2026-08-temperature-zero.md"  # status current: in the pack

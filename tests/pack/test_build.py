@@ -57,27 +57,6 @@ def test_cached_and_full_builds_agree_through_random_changes(
             same_as_full_build(builder.build(), space, ceiling)
 
 
-def test_a_build_carries_its_settings_and_answers_for_a_path(tmp_path: Path) -> None:
-    from conftest import doc, write_ledger
-
-    space = write_ledger(
-        tmp_path,
-        {
-            "decisions/open.md": doc(status="accepted", data_class="internal"),
-            "decisions/secret.md": doc(status="accepted", data_class="restricted"),
-        },
-    )
-    settings = make_settings(300, "internal")
-    build = ContextBuilder(space, settings, cache=False).build()
-    assert (build.settings, build.ceiling) == (settings, "internal")
-    secret = build.document(".ledger/decisions/secret.md")
-    assert secret is not None and secret.data_class == "restricted"
-    assert build.document(".ledger/decisions/none.md") is None
-    assert build.is_withheld(".ledger/decisions/secret.md")
-    assert not build.is_withheld(".ledger/decisions/open.md")
-    assert [d.path for d in build.selection.withheld] == [".ledger/decisions/secret.md"]
-
-
 def test_the_yaml_options_in_the_settings_reach_the_reader(tmp_path: Path) -> None:
     from conftest import doc, write_ledger
     from ledger_context.reader.frontmatter import YamlOptions

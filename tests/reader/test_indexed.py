@@ -21,7 +21,8 @@ from conftest import age, write_ledger
 from ledger_context.explain.full import explain
 from ledger_context.explain.readout import budget_text, problems_text
 from ledger_context.model.errors import DocumentChangedError
-from ledger_context.pack.build import ContextBuild, ContextBuilder
+from ledger_context.pack.build import ContextBuilder
+from ledger_context.pack.context import ContextBuild
 from ledger_context.pack.settings import Settings, make_settings
 from ledger_context.reader import index as index_module
 from ledger_context.reader import indexed as indexed_module

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from conftest import doc, write_ledger
 from ledger_context.model.document import Document
-from ledger_context.pack.build import ContextBuild, build_context
+from ledger_context.pack.build import build_context
+from ledger_context.pack.context import ContextBuild
 from ledger_context.pack.served import served_document
 from ledger_context.search.inverted import K1, SCALE, WEIGHTS, B, SearchIndex, postings_of
 from ledger_context.search.result import _order

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..model.problems import SEVERITIES, Severity
 from ..model.tokens import BYTES_PER_TOKEN
 from ..pack.budget import Budgeted, Outcome
-from ..pack.build import ContextBuild
+from ..pack.context import ContextBuild
 from ..pack.fit import CapAdvice, cap_advice
 from ..pack.measure import Measured, count_with, measure
 from ..pack.select import GROUPS

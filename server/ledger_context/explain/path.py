@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from ..model.errors import InvalidArgumentError
 from ..model.kinds import EXPERIMENTS_IN_PACK, KIND, statuses_text
 from ..model.problems import Problem
-from ..pack.build import ContextBuild
+from ..pack.context import ContextBuild
 from ..pack.select import GROUP_OF_KIND, GROUPS, newest_first
 from ..pack.served import canonical_path
 from ..reader.ledger import Document

@@ -17,7 +17,7 @@ from mcp_types import ListRootsRequest, ListRootsResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from ..pack.build import ContextBuild
+from ..pack.context import ContextBuild
 from ..pack.served import served_text
 from ..search.result import SearchResult
 from .ledgers import Ledgers

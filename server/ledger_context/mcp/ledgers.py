@@ -15,8 +15,9 @@ from urllib.request import url2pathname
 from mcp_types import ListRootsResult
 
 from ..model.errors import LedgerContextError
-from ..pack.build import ContextBuild, ContextBuilder
+from ..pack.build import ContextBuilder
 from ..pack.changes import ServedPacks
+from ..pack.context import ContextBuild
 from ..pack.settings import Settings
 from ..reader.indexed import is_fault
 from ..reader.space import display_path, find_space, holds_ledger

@@ -39,7 +39,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..model.errors import LedgerContextError
-from ..pack.build import ContextBuild
+from ..pack.context import ContextBuild
 from ..reader.space import LEDGER_DIR
 from ..reader.watch import HEARTBEAT_SECONDS, WatchState, ledger_changes
 

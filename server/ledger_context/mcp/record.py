@@ -15,7 +15,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from ..model.document import Document
-from ..pack.build import ContextBuild
+from ..pack.context import ContextBuild
 from ..pack.measure import measure, measured_json
 from ..proof.audit import AuditLog, CallRecord, bounded_arguments, utc_now
 from ..reader.space import display_path

@@ -20,7 +20,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from ..model.document import Document
-from ..pack.build import ContextBuild
+from ..pack.context import ContextBuild
 from .catalogue import input_schema, output_schema
 from .error_map import tool_error
 from .ledgers import Ledgers

@@ -26,8 +26,8 @@ from ..explain.path import PathAnswer, explain_path
 from ..explain.readout import brief_readout, budget_text, path_text
 from ..model.fields import clean_text
 from ..model.kinds import pack_contents
-from ..pack.build import ContextBuild
 from ..pack.changes import check_since, since_receipt, unchanged_line
+from ..pack.context import ContextBuild
 from ..pack.measure import Measured, measure
 from ..pack.paging import PAGE_BYTES, Page, page_of
 from ..pack.served import canonical_path

@@ -12,7 +12,7 @@ from ..model.document import Document
 from ..model.errors import DocumentChangedError, DocumentNotFoundError, DocumentWithheldError
 from ..reader.ledger import parse_again, read_again
 from ..reader.walk import SourceFile
-from .build import ContextBuild
+from .context import ContextBuild
 
 
 def _shown(value: str) -> str:

@@ -25,13 +25,12 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from ..model.document import Document
 from ..model.values import Record
-from ..reader.ledger import Ledger
 from ..reader.space import LEDGER_DIR
 
 GIT_TIMEOUT_S = 20.0
@@ -41,6 +40,17 @@ TreeEntry = tuple[str, str]
 """(mode, object id) of one path in a git tree, e.g. ``("100644", "8ab6…")``."""
 
 _LINK_MODE = "120000"
+
+
+class ReadLedger(Protocol):
+    """What provenance asks of a ledger as read (:class:`~ledger_context.reader.ledger.Ledger`):
+    its space and its documents. A protocol, so that proof stands on the model, not on the
+    reader that made the ledger."""
+
+    @property
+    def space(self) -> Path: ...
+    @property
+    def documents(self) -> Sequence[Document]: ...
 
 
 def fingerprint(documents: Iterable[tuple[str, str]]) -> str:
@@ -285,7 +295,7 @@ def _relative(path: str, root: str) -> str | None:
     return path[len(root.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
 
 
-def dirty(ledger: Ledger, head: Head, documents: Iterable[Document] | None = None) -> bool:
+def dirty(ledger: ReadLedger, head: Head, documents: Iterable[Document] | None = None) -> bool:
     """True when a document read differs from ``head``'s version of its file or is untracked.
 
     A document's file in the tree is its path below the ledger's real folder; where that
@@ -308,7 +318,7 @@ def dirty(ledger: Ledger, head: Head, documents: Iterable[Document] | None = Non
 
 
 def provenance(
-    ledger: Ledger, head: Head | None, withheld: Callable[[str], bool] | None = None
+    ledger: ReadLedger, head: Head | None, withheld: Callable[[str], bool] | None = None
 ) -> Provenance:
     """The provenance of a build that read ``ledger``, against ``head`` (``None``: no
     work tree, or git refused it), over the documents whose path ``withheld`` (the build's

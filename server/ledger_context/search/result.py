@@ -23,7 +23,7 @@ from typing import Any
 from ..model.document import KINDS, Document
 from ..model.errors import InvalidArgumentError
 from ..model.fields import bidi_escaped, clean_text
-from ..pack.build import ContextBuild
+from ..pack.context import ContextBuild
 from ..pack.served import served_document
 from .inverted import FIELDS, SCALE, SearchIndex, postings_key
 from .kept import NotPostings
