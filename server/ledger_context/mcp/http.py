@@ -42,7 +42,7 @@ from .auth import AuthOptions, JwtVerifier, auth_settings, identity_of
 from .caller import IDENTITY
 from .limits import Limits, TokenBuckets
 from .one_message import OneMessage
-from .server import LedgerServer, create_server
+from .server import LedgerServer, create_server, start_measuring
 from .stderr_log import configure_logging
 
 logger = logging.getLogger("ledger_context")
@@ -244,6 +244,7 @@ def serve_http(
         timeout_graceful_shutdown=GRACE_SECONDS,
         server_header=False,
     )
+    start_measuring(server)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

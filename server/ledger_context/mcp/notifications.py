@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +98,8 @@ class ChangeNotifier:
         self.seen: Seen | None = None
         self.last_build: ContextBuild | None = None
         self._checked = anyio.Event()
+        self.first_checked = threading.Event()
+        """Set once the first check is done (a build, or none): a thread may wait for it."""
         self.watching = anyio.Event()
         """Set once file changes are being watched (a change from then on is noticed)."""
         self.watcher: WatchState = "stopped"
@@ -204,6 +207,7 @@ class ChangeNotifier:
                 await self._list_changed()
         self._checked.set()
         self._checked = anyio.Event()
+        self.first_checked.set()
 
     async def next_check(self) -> ContextBuild | None:
         """Wait for the next check to finish; its build (``None``: no pack)."""

@@ -299,6 +299,13 @@ def create_server(
     return server
 
 
+def start_measuring(server: LedgerServer) -> None:
+    """Load the tokenizers in the background once the server's first build is done (both
+    transports): a vocabulary takes about a second to load, never on a request's path,
+    and its load would otherwise slow the first build that the first call waits for."""
+    preload(after=server.notifier.first_checked)
+
+
 def serve(
     explicit_space: Path | None = None,
     settings: Settings = DEFAULT_SETTINGS,
@@ -325,7 +332,7 @@ def serve(
         log.drain(0.2)
 
     on_hard_exit(drain_log)
-    preload()  # a vocabulary takes about a second to load: never on a request's path
+    start_measuring(server)
     try:
         serve_stdio(server._lowlevel_server, initialization_options(server))
     finally:

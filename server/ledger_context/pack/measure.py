@@ -174,10 +174,23 @@ _COUNTS: OrderedDict[tuple[str, str], int] = OrderedDict()
 _COUNTS_LOCK = threading.Lock()
 
 
-def preload() -> threading.Thread:
+PRELOAD_AFTER_S = 5.0
+"""The longest a server's preload waits for its first build before loading anyway."""
+
+
+def preload(after: threading.Event | None = None) -> threading.Thread:
     """Load every tokenizer in a background thread (a server's start), so the first
-    request does not wait for a vocabulary."""
-    thread = threading.Thread(target=lambda: [t.load() for t in _LOADED.values()], daemon=True)
+    request does not wait for a vocabulary. With ``after`` the thread first waits for it
+    (at most :data:`PRELOAD_AFTER_S`): loading a vocabulary holds the interpreter for about
+    a second, which a server's first build should not share."""
+
+    def load() -> None:
+        if after is not None:
+            after.wait(PRELOAD_AFTER_S)
+        for loaded in _LOADED.values():
+            loaded.load()
+
+    thread = threading.Thread(target=load, daemon=True, name="tokenizers")
     thread.start()
     return thread
 
