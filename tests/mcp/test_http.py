@@ -111,6 +111,10 @@ def test_without_authorization_only_loopback_may_be_bound() -> None:
     check_http_options(HttpOptions(host="::1"), None)
     with pytest.raises(InvalidArgumentError, match=r"refusing to listen on 0\.0\.0\.0 without authorization"):
         check_http_options(HttpOptions(host="0.0.0.0"), None)
+    # A public URL's host is an allowed Host: behind a proxy, loopback alone would not keep
+    # anyone out, so it needs authorization too (a tester's proxy served a confidential document).
+    with pytest.raises(InvalidArgumentError, match="refusing --public-url without authorization"):
+        check_http_options(HttpOptions(host="127.0.0.1", public_url=RESOURCE), None)
 
 
 def test_authorization_needs_the_public_url_tokens_are_issued_for() -> None:
@@ -513,3 +517,26 @@ async def test_a_real_server_refuses_a_large_body_and_a_fast_identity_with_jsonr
         assert limited.headers["retry-after"].isdigit()
         assert limited.json()["error"]["code"] == -32029
         assert (await _status(running.url, bob)).status_code == 200  # another identity, its own bucket
+        # Requests without a valid token count against no one: behind a proxy they all come
+        # from one address, and counting them locked everyone out of sign-in (a tester's finding).
+        anonymous = [(await _status(running.url, None)).status_code for _ in range(6)]
+        junk = [(await _status(running.url, "not-a-token")).status_code for _ in range(6)]
+        assert anonymous == junk == [401] * 6
+        async with httpx2.AsyncClient() as http:
+            metadata = await http.get(f"{running.origin}/.well-known/oauth-protected-resource/mcp")
+        assert metadata.status_code == 200
+        # A forwarded address picks no bucket: the bucket is the token's, whatever the header says.
+        forwarded = [
+            (await _status(running.url, alice, **{"X-Forwarded-For": f"10.0.0.{i}"})).status_code
+            for i in range(3)
+        ]
+        assert forwarded == [429] * 3
+
+
+async def test_without_authorization_a_forwarded_address_picks_no_bucket(space: Path) -> None:
+    with HttpServer("--space", str(space), "--no-audit", "--rate-limit", "1", "--burst", "2") as running:
+        statuses = [
+            (await _status(running.url, None, **{"X-Forwarded-For": f"10.0.0.{i}"})).status_code
+            for i in range(4)
+        ]
+    assert statuses == [200, 200, 429, 429]  # one peer, one bucket: the header is not trusted

@@ -102,12 +102,19 @@ def is_loopback(host: str) -> bool:
 
 
 def check_http_options(options: HttpOptions, auth: AuthOptions | None) -> None:
-    """Refuse what would expose the ledger: a non-loopback bind without authorization,
-    authorization without a public URL (the audience tokens must name)."""
+    """Refuse what would expose the ledger: a non-loopback bind or a public URL without
+    authorization, authorization without a public URL (the audience tokens must name)."""
     if auth is None and not is_loopback(options.host):
         raise InvalidArgumentError(
             f"refusing to listen on {options.host} without authorization: bind 127.0.0.1 (put a "
             "reverse proxy in front for a team), or set --auth-issuer, --auth-jwks and --public-url"
+        )
+    if auth is None and options.public_url is not None:
+        # The public URL's host becomes an allowed Host: a proxy forwarding it would serve
+        # the ledger to anyone it lets in, with no token asked.
+        raise InvalidArgumentError(
+            "refusing --public-url without authorization: it is where clients reach this server "
+            "from outside, so it needs --auth-issuer and --auth-jwks (or leave it out: loopback only)"
         )
     if auth is not None and options.public_url is None:
         raise InvalidArgumentError(
@@ -184,7 +191,9 @@ def http_app(server: LedgerServer, options: HttpOptions, auth: AuthOptions | Non
             app.router.routes.insert(0, route)
     buckets = TokenBuckets(options.rate_per_minute, options.burst)
     # Appended last, so it runs after authentication: the bucket is the token's.
-    app.user_middleware.append(Middleware(Limits, buckets=buckets, max_body=options.max_body))
+    app.user_middleware.append(
+        Middleware(Limits, buckets=buckets, max_body=options.max_body, authorized=auth is not None)
+    )
     app.user_middleware.append(Middleware(OneMessage, max_body=options.max_body))  # inside Limits
     return app
 
@@ -243,6 +252,7 @@ def serve_http(
         lifespan="on",
         timeout_graceful_shutdown=GRACE_SECONDS,
         server_header=False,
+        proxy_headers=False,  # the peer is the socket's: a client never picks its own rate bucket
     )
     start_measuring(server)
     try:

@@ -2,7 +2,11 @@
 per identity (a token bucket each).
 
 An identity is the bearer token's issuer, subject and client where the SDK authenticated
-one, else the peer address (no authorization: loopback only). A body declared over the
+one, else the peer address (no authorization: loopback only; the socket's own address,
+never a forwarded one). With authorization a request without a valid token counts against
+no one: the route answers it ``401`` (or it asks for the public metadata), and behind a
+proxy every such request comes from one address, so a bucket of its own would let anyone
+lock everyone out of sign-in; throttle anonymous traffic at the proxy. A body declared over the
 limit gets ``413``; over the rate, ``429`` with ``Retry-After``; both with a JSON-RPC error
 body saying what to do, so HTTP and MCP clients alike see why. (A chunked body that grows
 past the limit is cut by the SDK's own check, set to the same size.) The table of buckets
@@ -84,10 +88,11 @@ class Limits:
     ``max_body`` (read here, at most that much, and handed on whole); anything else goes
     on to ``app``. Each refusal is a JSON-RPC error body saying what to do."""
 
-    def __init__(self, app: ASGIApp, buckets: TokenBuckets, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, buckets: TokenBuckets, max_body: int, authorized: bool = False) -> None:
         self.app = app
         self.buckets = buckets
         self.max_body = max_body
+        self.authorized = authorized
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -98,7 +103,8 @@ class Limits:
             message = f"request body too large: {int(declared)} bytes, at most {self.max_body}"
             await refuse(send, 413, TOO_LARGE, message)
             return
-        wait = self.buckets.take(identity_key(scope))
+        key = identity_key(scope)
+        wait = 0.0 if self.authorized and key[0] == "address" else self.buckets.take(key)
         if wait > 0.0:
             seconds = max(1, math.ceil(wait))
             message = (

@@ -3,7 +3,9 @@
 A token scope ``ledger:<class>`` (``ledger:internal``) grants that class and every less
 strict one. The ceiling of a request is the strictest class the token's ``ledger:``
 scopes grant, never above the server's own ceiling; a token without a ``ledger:`` scope
-gets the server's ceiling. A ``ledger:`` scope naming no known class fails closed: the
+gets the server's ceiling, and the strictest class when the server has none: a token is
+always under a ceiling, so a document whose class is unknown (withheld by every ceiling)
+never reaches a token that merely lacks a scope. A ``ledger:`` scope naming no known class fails closed: the
 token is refused, rather than read as "no ceiling" or silently ignored; so is a scope
 that is ``ledger:`` but for case, width or separator (``LEDGER:internal``,
 ``ledger_internal``), which would otherwise be ignored and get the server's ceiling.
@@ -24,9 +26,9 @@ SCOPES = tuple(SCOPE_PREFIX + name for name in CLASSES)
 """Every scope that sets a ceiling, least strict first (published as ``scopes_supported``)."""
 
 
-def ceiling_of_scopes(scopes: Iterable[str], server_ceiling: str | None) -> str | None:
+def ceiling_of_scopes(scopes: Iterable[str], server_ceiling: str | None) -> str:
     """The ceiling for a token holding ``scopes`` on a server whose ceiling is
-    ``server_ceiling`` (``None``: no ceiling).
+    ``server_ceiling`` (``None``: no ceiling); never ``None``.
 
     Raises :class:`InvalidArgumentError` naming the allowed scopes for a ``ledger:`` scope
     whose class is unknown (``ledger:secret``, ``ledger:``).
@@ -49,7 +51,7 @@ def ceiling_of_scopes(scopes: Iterable[str], server_ceiling: str | None) -> str 
         if granted is None or RANK[name] > RANK[granted]:
             granted = name
     if granted is None:
-        return server_ceiling
+        return CLASSES[-1] if server_ceiling is None else server_ceiling
     if server_ceiling is not None and RANK[granted] > RANK[server_ceiling]:
         return server_ceiling
     return granted
