@@ -250,3 +250,60 @@ def test_an_undeclared_source_the_ceiling_withholds_moves_no_digest_a_client_see
     assert before.provenance() == after.provenance() and after.provenance().dirty is False
     shown = [d for d in before.ledger.documents if not before.is_withheld(d.path)]
     assert before.provenance().fingerprint == fingerprint((d.path, d.sha256) for d in shown)
+
+
+# Regression (a tester's finding): dirty looked only at the documents read, so a committed
+# document that was deleted, renamed, broken or replaced by a link gave "dirty: false" with
+# a commit whose pack (pack --rev) differs. dirty False must mean the commit reproduces it.
+@pytest.mark.parametrize(
+    "change",
+    [
+        "delete",
+        "delete agents.md",
+        "rename to .MD",
+        "hide",
+        "break the YAML",
+        "not UTF-8",
+        "a link",
+        "over 10 MiB",
+    ],
+)
+def test_a_committed_document_the_build_did_not_read_makes_it_dirty(tmp_path: Path, change: str) -> None:
+    repo = demo_repo(tmp_path)
+    decision = sorted((repo / ".ledger" / "decisions").glob("*.md"))[0]
+    target = repo / ".ledger" / "agents.md" if change == "delete agents.md" else decision
+    if change.startswith("delete"):
+        target.unlink()
+    elif change == "rename to .MD":
+        target.rename(target.with_suffix(".MD"))
+    elif change == "hide":
+        target.rename(target.with_name("." + target.name))
+    elif change == "break the YAML":
+        target.write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")
+    elif change == "not UTF-8":
+        target.write_bytes(b"---\ntitle: \xff\n---\n")
+    elif change == "a link":
+        outside = tmp_path / "elsewhere.md"
+        shutil.copy(target, outside)
+        target.unlink()
+        target.symlink_to(outside)
+    else:
+        with target.open("ab") as grown:
+            grown.truncate(10 * 1024 * 1024 + 1)
+    assert ContextBuilder(repo, cache=False).build().provenance().dirty is True
+
+
+def test_a_committed_document_withheld_or_skipped_in_the_commit_too_leaves_it_clean(tmp_path: Path) -> None:
+    repo = demo_repo(tmp_path)
+    findings = repo / ".ledger" / "findings"
+    secret, broken = findings / "secret.md", findings / "broken.md"
+    secret.write_text(doc(status="current", data_class="restricted"), encoding="utf-8")
+    broken.write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")  # skipped in the commit too
+    commit_all(repo)
+    assert ContextBuilder(repo, cache=False).build().provenance().dirty is False
+    secret.unlink()  # under a ceiling that withholds it, the commit's pack is this one
+    assert (
+        ContextBuilder(repo, make_settings(max_data_class="internal"), cache=False).build().provenance().dirty
+        is False
+    )
+    assert ContextBuilder(repo, cache=False).build().provenance().dirty is True  # without: it is lost

@@ -152,6 +152,8 @@ class ContextBuild:
             return result
         from ..proof.provenance import provenance
 
-        result = provenance(self.ledger, head, self.is_withheld if self.selection.withheld else None)
+        result = provenance(
+            self.ledger, head, self.is_withheld if self.selection.withheld else None, self.withholds
+        )
         self._memo["provenance"] = (head, result)
         return result

@@ -32,6 +32,7 @@ from typing import Protocol
 from ..model.document import Document
 from ..model.values import Record
 from ..reader.space import LEDGER_DIR
+from ..reader.walk import AGENTS_FILE, KIND_FOLDERS, MAX_FILE_BYTES
 
 GIT_TIMEOUT_S = 20.0
 """A git call that takes longer than this is given up (the build then has no commit)."""
@@ -40,6 +41,7 @@ TreeEntry = tuple[str, str]
 """(mode, object id) of one path in a git tree, e.g. ``("100644", "8ab6…")``."""
 
 _LINK_MODE = "120000"
+_BLOB_MODES = ("100644", "100755")
 
 
 class ReadLedger(Protocol):
@@ -295,8 +297,17 @@ def _relative(path: str, root: str) -> str | None:
     return path[len(root.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
 
 
-def dirty(ledger: ReadLedger, head: Head, documents: Iterable[Document] | None = None) -> bool:
-    """True when a document read differs from ``head``'s version of its file or is untracked.
+def dirty(
+    ledger: ReadLedger,
+    head: Head,
+    documents: Iterable[Document] | None = None,
+    withholds: Callable[[str | None], bool] | None = None,
+) -> bool:
+    """True when the documents read are not ``head``'s: a document read differs from its
+    committed version or is untracked, or a committed document was not read (deleted,
+    renamed, skipped, replaced by a link) while ``head``'s version of it is a document the
+    build would read and not withhold (``withholds``: the build's ceiling, by class). So
+    ``False`` means a build of ``head`` holds these very documents.
 
     A document's file in the tree is its path below the ledger's real folder; where that
     entry is missing or a link (the path goes through a link), its real path decides.
@@ -314,18 +325,74 @@ def dirty(ledger: ReadLedger, head: Head, documents: Iterable[Document] | None =
             entry = head.tree.get(real) if real is not None else None
         if entry is None or entry[0] == _LINK_MODE or entry[1] != document.git_blob:
             return True
+    read = {document.path[skip:] for document in ledger.documents}
+    lost = {
+        rel: entry
+        for path, entry in head.tree.items()
+        if path.startswith(base) and (rel := path[len(base) :]) not in read and kind_of(rel) is not None
+    }
+    return bool(lost) and _committed_documents_lost(head, lost, withholds)
+
+
+def kind_of(rel: str) -> str | None:
+    """The kind of the document at ``rel`` below the ledger folder (``/`` separators), as
+    the walk reads names (spec §1), or ``None`` where no document is read."""
+    if rel == AGENTS_FILE:
+        return "agents"
+    folder, _, rest = rel.partition("/")
+    hidden = any(part.startswith(".") or not part for part in rest.split("/"))
+    if folder not in KIND_FOLDERS or not rest.endswith(".md") or hidden:
+        return None
+    return KIND_FOLDERS[folder]
+
+
+def _committed_documents_lost(
+    head: Head, lost: Mapping[str, TreeEntry], withholds: Callable[[str | None], bool] | None
+) -> bool:
+    """Whether one of the committed files the build did not read (``lost``: ledger-relative
+    path to tree entry) is, in ``head``, a document the build would read and not withhold.
+    Only these few blobs are read (one ``git cat-file --batch``); a committed link, or a
+    blob git cannot give, counts as lost: what it would give is not proven."""
+    from ..reader.parse import parse_document  # here: only a ledger missing a committed file parses one
+
+    blobs = {rel: entry[1] for rel, entry in lost.items() if entry[0] in _BLOB_MODES}
+    if len(blobs) < len(lost):
+        return True
+    asked = "".join(f"{oid}\n" for oid in blobs.values()).encode("ascii")
+    out = git(["cat-file", "--batch"], head.toplevel, stdin=asked)
+    if out is None:
+        return True
+    at = 0
+    for rel in blobs:
+        header_end = out.find(b"\n", at)
+        fields = out[at:header_end].split(b" ")
+        if header_end < 0 or len(fields) != 3 or fields[1] != b"blob":
+            return True
+        size = int(fields[2])
+        data, at = out[header_end + 1 : header_end + 1 + size], header_end + 2 + size
+        if size > MAX_FILE_BYTES:
+            continue  # skipped in that commit too (spec §1)
+        kind = kind_of(rel)
+        assert kind is not None
+        found = parse_document(kind, f"{LEDGER_DIR}/{rel}", data, keep_body=False).document
+        if found is not None and not (withholds is not None and withholds(found.data_class)):
+            return True
     return False
 
 
 def provenance(
-    ledger: ReadLedger, head: Head | None, withheld: Callable[[str], bool] | None = None
+    ledger: ReadLedger,
+    head: Head | None,
+    withheld: Callable[[str], bool] | None = None,
+    withholds: Callable[[str | None], bool] | None = None,
 ) -> Provenance:
     """The provenance of a build that read ``ledger``, against ``head`` (``None``: no
     work tree, or git refused it), over the documents whose path ``withheld`` (the build's
-    own decision, spec §7) does not name; all of them when ``None``."""
+    own decision, spec §7) does not name; all of them when ``None``. ``withholds`` is the
+    build's ceiling by class, for committed documents it did not read (:func:`dirty`)."""
     documents = ledger.documents
     shown = documents if withheld is None else [d for d in documents if not withheld(d.path)]
     digest = fingerprint((d.path, d.sha256) for d in shown)
     if head is None:
         return Provenance(None, None, digest, False)
-    return Provenance(head.commit, dirty(ledger, head, shown), digest, True)
+    return Provenance(head.commit, dirty(ledger, head, shown, withholds), digest, True)
