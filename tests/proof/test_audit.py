@@ -536,3 +536,26 @@ def test_show_of_a_documents_digest_says_the_log_keeps_packs_only(tmp_path: Path
     )
     with pytest.raises(audit.AuditError, match="no pack with SHA-256 00000000"):
         audit.pack_body(path, "00000000")
+
+
+# Regression (a tester's finding): verify, list and show opened the log for writing, so
+# they checkpointed its WAL, converted an older schema (moving every row aside, then
+# reporting "0 rows, no mismatch") and could not read evidence on read-only media.
+def test_reading_the_log_never_changes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "audit.sqlite3"
+    log = write(path, (record("one"), "one"), (record("two"), "two"))  # still open: rows in the WAL
+    evidence = {p.name: p.read_bytes() for p in (path, path.with_name(path.name + "-wal"))}
+    sha256 = hashlib.sha256(b"one").hexdigest()
+    for command in (["verify"], ["list"], ["show", sha256[:12]]):
+        assert main(["audit", *command, "--audit", str(path)]) == 0, capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in (path, path.with_name(path.name + "-wal"))} == evidence
+    log.close()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 2")
+    before = path.read_bytes()
+    capsys.readouterr()
+    assert main(["audit", "verify", "--audit", str(path)]) == 2
+    assert "schema version 2, this version reads 3 (left unchanged" in capsys.readouterr().err
+    assert path.read_bytes() == before
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM calls").fetchone() == (2,)  # not set aside

@@ -245,9 +245,10 @@ def _placement_fault(path: Path) -> str | None:
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _open_private(path: Path, create: bool) -> tuple[int, int]:
+def _open_private(path: Path, create: bool, writable: bool = True) -> tuple[int, int]:
     """Open the log file without following a symbolic link (creating the folder 0700 and
-    the file 0600 when ``create``), tighten a loose mode; its (device, inode).
+    the file 0600 when ``create``), tighten a loose mode; its (device, inode). Without
+    ``writable`` it is opened for reading only, and its mode left as it is.
 
     A link is refused, never followed: a dangling one would create the log at its target,
     and a linked file would be chmod'ed.
@@ -260,7 +261,8 @@ def _open_private(path: Path, create: bool) -> tuple[int, int]:
     if create:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
-        fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0) | _NOFOLLOW, 0o600)
+        access = os.O_RDWR if writable else os.O_RDONLY
+        fd = os.open(path, access | (os.O_CREAT if create else 0) | _NOFOLLOW, 0o600)
     except FileNotFoundError:
         raise FileNotFoundError(f"no audit log at {path}") from None
     except OSError as exc:
@@ -589,25 +591,52 @@ def _text(value: bytes) -> str:
     return value.decode("utf-8", "surrogateescape")
 
 
-def _reader(path: Path) -> sqlite3.Connection:
+def _opened(path: Path, open_log: Any) -> sqlite3.Connection:
+    """``open_log(path)``, its faults said as :class:`~ledger_context.model.errors.AuditError`."""
     try:
-        db = connect(path, create=False)
-        # A text cell edited to bytes that are not UTF-8 reads back as their escapes, so the
-        # row is named by its hash (an edit) instead of stopping every reader of the log.
-        db.text_factory = _text
-        return db
+        db: sqlite3.Connection = open_log(path)
     except FileNotFoundError:
         raise AuditError(f"no audit log at {path} (serve writes one; --audit PATH or LEDGER_AUDIT)") from None
     except (OSError, sqlite3.Error) as exc:
         raise AuditError(f"cannot open the audit log {path}: {_reason(exc)}") from None
+    # A text cell edited to bytes that are not UTF-8 reads back as their escapes, so the
+    # row is named by its hash (an edit) instead of stopping every reader of the log.
+    db.text_factory = _text
+    return db
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """The log at ``path`` opened for reading only: a verifier never changes the evidence
+    (no schema set up, no row set aside, no checkpoint; SQLite may refresh the ``-shm``
+    index beside it, which holds no row). A log of another schema version is refused, not
+    converted. Raises ``OSError`` or ``sqlite3.Error`` as :func:`connect`."""
+    identity = _open_private(path, create=False, writable=False)
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    db = sqlite3.connect(
+        uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
+    try:
+        st = os.lstat(path)
+        if (st.st_dev, st.st_ino) != identity:
+            raise OSError(errno.ELOOP, f"{path} was replaced while it was opened")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != _SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(
+                f"it is of schema version {version}, this version reads {_SCHEMA_VERSION} (left unchanged; "
+                "a server of this version converts it when it next writes)"
+            )
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 @contextmanager
 def _reading(path: Path) -> Iterator[sqlite3.Connection]:
-    """The log at ``path`` open for reading, closed after; a log whose tables or rows are
-    not what this version writes (a dropped column, a value of another type) raises
+    """The log at ``path`` open for reading only, closed after; a log whose tables or rows
+    are not what this version writes (a dropped column, a value of another type) raises
     :class:`~ledger_context.model.errors.AuditError` naming it, never a traceback."""
-    db = _reader(path)
+    db = _opened(path, connect_read_only)
     try:
         yield db
     except (sqlite3.Error, TypeError, ValueError) as exc:
@@ -827,7 +856,7 @@ def _verify_counts(db: sqlite3.Connection) -> list[str]:
 def prune(path: Path, keep_days: int = DEFAULT_KEEP_DAYS) -> tuple[int, int]:
     """Remove calls older than ``keep_days`` days and packs no call refers to any more:
     (calls removed, packs removed)."""
-    db = _reader(path)
+    db = _opened(path, lambda log: connect(log, create=False))
     try:
         return _prune(db, keep_days)
     except sqlite3.Error as exc:
