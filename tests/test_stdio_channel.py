@@ -343,9 +343,24 @@ def test_sigterm_ends_serve_within_a_second_without_a_traceback() -> None:
     _signal_ends_serving(signal.SIGTERM)
 
 
+def test_sighup_ends_serve_as_sigterm_does() -> None:
+    # A tester's finding: the terminal a client ran in closing (SIGHUP) killed the server
+    # at once, losing the requests in flight and the audit rows of answers already sent.
+    import signal
+
+    _signal_ends_serving(signal.SIGHUP)
+
+
 @pytest.mark.parametrize(
     ("signame", "delay"),
-    [("SIGTERM", 0.5), ("SIGTERM", 1.3), ("SIGINT", 0.5), ("SIGINT", 1.3), ("SIGINT SIGTERM", 0.5)],
+    [
+        ("SIGTERM", 0.5),
+        ("SIGTERM", 1.3),
+        ("SIGINT", 0.5),
+        ("SIGINT", 1.3),
+        ("SIGHUP", 0.5),
+        ("SIGINT SIGTERM", 0.5),
+    ],
 )
 def test_a_signal_while_the_server_starts_answers_every_request_already_sent(
     signame: str, delay: float

@@ -285,8 +285,8 @@ def _add_serve(commands: _Commands, o: _Options) -> None:
         help="run the MCP server (tools get_context, explain_budget, read_document and search_ledger)",
         description="Run the MCP server over stdio. Only JSON-RPC goes to stdout; logs go to stderr. "
         "Every call answered is recorded in the audit log. "
-        "An explicit space that holds no ledger stops it at once (exit 2). It ends, exit 0, when "
-        "stdin closes (after answering what was read), the client closes stdout, or on SIGINT/SIGTERM.",
+        "An explicit space that holds no ledger stops it at once (exit 2). It ends, exit 0, when stdin "
+        "closes (after answering what was read), the client closes stdout, or on SIGINT/SIGTERM/SIGHUP.",
     )
     serve.add_argument(
         "--log-level",
@@ -755,7 +755,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     # whatever it interrupted (an import, pydantic building a schema) and be wrapped into a
     # traceback. Serving installs its own handlers.
     if args.http is None and args.auth_issuer is None and args.auth_jwks is None:
-        from .mcp.early_stop import answer_unread  # now: an import must not race a signal
+        from .mcp.early_stop import STOP_SIGNALS, answer_unread  # now: an import must not race a signal
 
         stopping: list[int] = []
 
@@ -765,8 +765,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                 answer_unread(signal.Signals(signum).name)
                 os._exit(0)
 
-        signal.signal(signal.SIGINT, stopped)
-        signal.signal(signal.SIGTERM, stopped)
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, stopped)
     else:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, _stopped_while_starting)
@@ -822,7 +822,7 @@ def _stopped_while_starting(signum: int, frame: object) -> None:
 
 
 _HELD: list[int] = []
-"""SIGINT and SIGTERM come while ``serve`` read its arguments, for its handlers to take."""
+"""Stop signals come while ``serve`` read its arguments, for its handlers to take."""
 
 
 def _hold(signum: int, frame: object) -> None:
@@ -1102,8 +1102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if program and sys.argv[1:2] == ["serve"]:  # from here a stop waits for serve's handlers
         import signal
 
-        signal.signal(signal.SIGINT, _hold)
-        signal.signal(signal.SIGTERM, _hold)
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):  # mcp/early_stop.py's STOP_SIGNALS, not imported yet
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), _hold)
     parser = _parser(argv)
     args = parser.parse_args(argv)
     _KEPT.clear()

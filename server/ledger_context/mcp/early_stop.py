@@ -13,12 +13,19 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import time
 from collections.abc import Iterable
 from typing import Final
 
 from .jsonrpc_lines import INTERNAL_ERROR, Fault, LineSplitter, parse_line, request_id
 from .pipes import READ_CHUNK, WRITE_CHUNK, ready
+
+STOP_SIGNALS: Final = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that stop a stdio server as its client would: ^C, a service manager, the
+terminal it runs in closing. Each answers every request read, then ends with status 0."""
 
 STOP_SECONDS: Final = 1.0
 """The longest the answers may take: a client that writes on, or never reads, cannot hold

@@ -10,7 +10,7 @@ Replaces the SDK's ``stdio_server()``. Our own threads read stdin and write stdo
   a request still running then is answered with an error saying so, never left unanswered,
   and the process ends soon after even if that work sits in a worker thread;
 - EPIPE on stdout (the client closed its end) ends serving quietly;
-- SIGINT and SIGTERM end serving within about a second, and every request read still gets
+- SIGINT, SIGTERM and SIGHUP end serving within about a second, and every request read still gets
   one answer: no more input is passed on (a request read after the signal is answered with
   an error at once), requests running get :data:`SIGNAL_GRACE_SECONDS` to finish, and each
   still running then is answered with an error naming the signal; a build still running in
@@ -54,6 +54,7 @@ from mcp.server.models import InitializationOptions
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from .early_stop import STOP_SIGNALS
 from .jsonrpc_lines import INTERNAL_ERROR, INVALID_REQUEST, Fault, LineSplitter, parse_line, request_id
 from .pipes import READ_CHUNK, WRITE_CHUNK, ready, unread
 
@@ -280,7 +281,7 @@ class StdioChannel:
         self._to_sdk = to_sdk
         self._from_sdk = from_sdk
         with contextlib.suppress(NotImplementedError):  # no loop signal handlers on Windows
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in STOP_SIGNALS:
                 loop.add_signal_handler(signum, self._stop, signal.Signals(signum).name)
         if self._held:
             loop.call_soon(self._stop, self._held[0])
@@ -292,7 +293,7 @@ class StdioChannel:
                     await server.run(sdk_reads, sdk_writes, init_options)
         finally:
             with contextlib.suppress(NotImplementedError):
-                for signum in (signal.SIGINT, signal.SIGTERM):
+                for signum in STOP_SIGNALS:
                     loop.remove_signal_handler(signum)
             from_sdk.close()
             flush = FLUSH_SECONDS if self.stopped_by else self.eof_grace
@@ -510,7 +511,7 @@ def serve_stdio(server: Server[Any], init_options: InitializationOptions) -> str
     # From here a signal is the channel's: held until its loop takes signals, then a stop
     # like any other (the handlers that answer while the server starts read fd 0, which
     # _claim_stdio is about to point at /dev/null).
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in STOP_SIGNALS:
         signal.signal(signum, hold)
     wire_in, wire_out = _claim_stdio()
     channel = StdioChannel(wire_in, wire_out, held=held)
