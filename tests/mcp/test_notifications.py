@@ -212,3 +212,33 @@ async def test_subscriptions_are_bounded_in_count_and_uri_length() -> None:
             await client.subscribe_resource("ledger://x/0")  # held already: no new room taken
             await client.unsubscribe_resource("ledger://x/0")
             await client.subscribe_resource(PACK_URI)
+
+
+@pytest.mark.anyio
+async def test_listen_streams_are_bounded_in_uris_and_in_number_per_identity() -> None:
+    # A tester's finding: one low-ceiling person opened 200 listen streams of 5,000 URIs each
+    # and took 600 MB; the 2025 path's bounds did not hold on the 2026-07-28 one.
+    from contextlib import AsyncExitStack
+
+    from mcp.shared.exceptions import MCPError
+
+    from ledger_context.mcp.notifications import MAX_LISTEN_STREAMS, MAX_SUBSCRIPTIONS, MAX_URI_CHARS
+
+    async with Client(create_server(FIXTURES / "demo"), mode="auto") as client:
+        many = [f"ledger://x/{n}" for n in range(MAX_SUBSCRIPTIONS + 1)]
+        with pytest.raises(MCPError, match=f"at most {MAX_SUBSCRIPTIONS} resource URIs"):
+            async with client.listen(resource_subscriptions=many):
+                pass
+        with pytest.raises(MCPError, match=f"at most {MAX_URI_CHARS} characters"):
+            async with client.listen(resource_subscriptions=["ledger://x/" + "a" * MAX_URI_CHARS]):
+                pass
+        async with AsyncExitStack() as streams:
+            for _ in range(MAX_LISTEN_STREAMS):
+                await streams.enter_async_context(
+                    client.listen(resource_subscriptions=many[:MAX_SUBSCRIPTIONS])
+                )
+            with pytest.raises(MCPError, match=f"already holds {MAX_LISTEN_STREAMS} listen streams"):
+                async with client.listen(resources_list_changed=True):
+                    pass
+        async with client.listen(resource_subscriptions=[PACK_URI]):  # closed ones give their room back
+            pass

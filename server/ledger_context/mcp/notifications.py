@@ -22,6 +22,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -32,9 +33,11 @@ from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated, Subs
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
     EmptyResult,
     NotificationParams,
     SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
     UnsubscribeRequestParams,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -43,6 +46,7 @@ from ..model.errors import LedgerContextError
 from ..pack.context import ContextBuild
 from ..reader.space import LEDGER_DIR
 from ..reader.watch import HEARTBEAT_SECONDS, WatchState, ledger_changes
+from .caller import IDENTITY
 
 logger = logging.getLogger("ledger_context")
 
@@ -50,6 +54,50 @@ MAX_SUBSCRIPTIONS = 100
 """URIs one connection may subscribe to at once: a client cannot grow the server without bound."""
 MAX_URI_CHARS = 2048
 """The longest URI ``resources/subscribe`` accepts (the pack's is 13 characters)."""
+MAX_LISTEN_STREAMS = 16
+"""``subscriptions/listen`` streams one identity (over stdio: the client) holds open at once."""
+
+ListenHandler = Callable[[ServerRequestContext[Any, Any], Any], Awaitable[Any]]
+"""A request handler as the SDK holds one (its params and result erased)."""
+
+
+def bounded_listen(listen: ListenHandler, pack_uri: str) -> ListenHandler:
+    """``listen`` (the SDK's ``subscriptions/listen`` handler) within the bounds the 2025
+    path keeps: at most :data:`MAX_SUBSCRIPTIONS` resource URIs a stream, each at most
+    :data:`MAX_URI_CHARS` long, and at most :data:`MAX_LISTEN_STREAMS` open streams per
+    identity; more is an error saying so, before the stream is acknowledged."""
+    open_streams: dict[object, int] = {}
+
+    async def on_listen(ctx: ServerRequestContext[Any, Any], params: SubscriptionsListenRequestParams) -> Any:
+        uris = params.notifications.resource_subscriptions or []
+        if len(uris) > MAX_SUBSCRIPTIONS:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"a listen stream follows at most {MAX_SUBSCRIPTIONS} resource URIs, not {len(uris)} "
+                f"(only {pack_uri} ever changes)",
+            )
+        if any(len(str(uri)) > MAX_URI_CHARS for uri in uris):
+            raise MCPError(
+                INVALID_PARAMS, f"a resource URI may be at most {MAX_URI_CHARS} characters, e.g. {pack_uri}"
+            )
+        who = IDENTITY.get()
+        key = None if who is None else (who.subject, who.client_id)
+        if open_streams.get(key, 0) >= MAX_LISTEN_STREAMS:
+            raise MCPError(
+                INVALID_REQUEST,
+                f"this identity already holds {MAX_LISTEN_STREAMS} listen streams, the most it may: "
+                "close one first",
+            )
+        open_streams[key] = open_streams.get(key, 0) + 1
+        try:
+            return await listen(ctx, params)
+        finally:
+            if open_streams[key] == 1:
+                del open_streams[key]
+            else:
+                open_streams[key] -= 1
+
+    return on_listen
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,7 @@ from mcp_types import (
     ResourcesCapability,
     ServerCapabilities,
     SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
     ToolsCapability,
     UnsubscribeRequestParams,
 )
@@ -64,7 +65,7 @@ from .apps import budget_apps
 from .arguments import argument_error
 from .error_map import ERROR_CODES, mcp_error
 from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris
-from .notifications import ChangeNotifier
+from .notifications import ChangeNotifier, bounded_listen
 from .protocol_errors import explain_protocol_errors
 from .record import REQUEST, Recorder
 from .registry import ToolRegistry
@@ -241,6 +242,11 @@ def _serve_changes(server: LedgerServer, notifier: ChangeNotifier) -> None:
     lowlevel = server._lowlevel_server
     lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, notifier.on_subscribe)
     lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, notifier.on_unsubscribe)
+    listen = lowlevel.get_request_handler("subscriptions/listen")
+    if listen is not None:
+        lowlevel.add_request_handler(
+            "subscriptions/listen", SubscriptionsListenRequestParams, bounded_listen(listen.handler, PACK_URI)
+        )
     lowlevel.add_notification_handler(
         "notifications/initialized", NotificationParams, notifier.on_initialized
     )
