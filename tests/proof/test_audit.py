@@ -483,6 +483,15 @@ def test_arguments_are_kept_as_a_digest_and_a_capped_prefix() -> None:
     assert len(shown.encode("utf-8")) >= audit.ARGUMENTS_PREFIX_BYTES - 1  # cut between code points
 
 
+def test_a_call_grows_the_log_by_at_most_32_kib_of_arguments(tmp_path: Path) -> None:
+    # A tester's finding: 200 KB arguments were kept whole (up to 256 KiB a call), 5 GB an
+    # hour per person within the rate limit. Whole arguments now stop at 32 KiB.
+    assert audit.MAX_KEPT_ARGUMENTS_BYTES == 32 * 1024
+    for size, kept in ((30_000, True), (40_000, False), (200_000, False)):
+        *_, whole = audit.bounded_arguments({"task": "x" * size})
+        assert bool(whole) is kept and len(whole) <= audit.MAX_KEPT_ARGUMENTS_BYTES
+
+
 @pytest.mark.skipif(os.name == "nt", reason="symbolic links need privileges on Windows")
 def test_the_log_is_never_opened_through_a_symbolic_link(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere.sqlite3"
@@ -559,3 +568,10 @@ def test_reading_the_log_never_changes_it(tmp_path: Path, capsys: pytest.Capture
     assert path.read_bytes() == before
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT COUNT(*) FROM calls").fetchone() == (2,)  # not set aside
+
+
+def test_an_empty_file_reads_as_an_empty_log_while_a_server_sets_it_up(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    path.touch(mode=0o600)  # what a reader may meet between the server's open and its schema
+    assert audit.list_calls(path) == [] and audit.verify(path) == (0, [])
+    assert path.read_bytes() == b""  # still untouched

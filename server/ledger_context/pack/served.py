@@ -9,7 +9,12 @@ document when parsed again (so neither a cache nor the ledger index decides what
 from __future__ import annotations
 
 from ..model.document import Document
-from ..model.errors import DocumentChangedError, DocumentNotFoundError, DocumentWithheldError
+from ..model.errors import (
+    DocumentChangedError,
+    DocumentNotFoundError,
+    DocumentWithheldError,
+    InvalidArgumentError,
+)
 from ..reader.ledger import parse_again, read_again
 from ..reader.walk import SourceFile
 from .context import ContextBuild
@@ -20,8 +25,20 @@ def _shown(value: str) -> str:
     return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
+MAX_PATH_CHARS = 4096
+"""The longest path a client may ask for (Linux's PATH_MAX): a longer one names no document,
+and would only grow the audit log."""
+
+
 def canonical_path(path: str) -> str:
-    """``path`` as the build names it: a leading ``./`` (or several) names the same path."""
+    """``path`` as the build names it: a leading ``./`` (or several) names the same path.
+    Raises :class:`~ledger_context.model.errors.InvalidArgumentError` for a path longer
+    than :data:`MAX_PATH_CHARS`."""
+    if len(path) > MAX_PATH_CHARS:
+        raise InvalidArgumentError(
+            f"path is {len(path)} characters long; a ledger path is at most {MAX_PATH_CHARS}, "
+            "e.g. .ledger/decisions/0007-use-jwt.md"
+        )
     start = 0
     while path.startswith("./", start):  # one slice at the end: linear in a hostile length
         start += 2
