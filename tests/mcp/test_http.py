@@ -323,12 +323,19 @@ async def test_every_audit_row_names_the_token_and_the_ceiling_applied(
     token = issuer.token(RESOURCE, "ledger:internal", sub="bob@example.test", client_id="bob-laptop")
     async with bearer_client(team.url, token, "legacy") as client:
         await client.call_tool("get_context", {"detail": "full"})
+        refused = await client.call_tool("read_document", {"path": SECRET_PATHS[0]})
+    assert refused.is_error
     rows = []
     with anyio.fail_after(30):
-        while not rows:
+        while len(rows) < 2:
             rows = [r for r in list_calls(audit) if r.subject == "bob@example.test"]
             await anyio.sleep(0.05)
-    assert [(r.call, r.client_id, r.ceiling) for r in rows] == [("get_context", "bob-laptop", "internal")]
+    # A refused call names the ceiling that refused it too (a tester found it recorded null,
+    # which elsewhere in the log means "no ceiling").
+    assert [(r.call, r.client_id, r.ceiling, r.refused is not None) for r in rows] == [
+        ("get_context", "bob-laptop", "internal", False),
+        ("read_document", "bob-laptop", "internal", True),
+    ]
 
 
 # Regression: a bug found by trying to break the product (one memory of served packs for the

@@ -31,10 +31,18 @@ class Recorder:
     waits for the disk (see :class:`~ledger_context.proof.audit.AuditLog`).
     """
 
-    def __init__(self, log: AuditLog | None, space: Callable[[], Path | None] | None = None) -> None:
+    def __init__(
+        self,
+        log: AuditLog | None,
+        space: Callable[[], Path | None] | None = None,
+        ceiling: Callable[[], str | None] | None = None,
+    ) -> None:
         self.log = log
         self.space = space
         """The space a call refused before any build is about (``None``: unnamed)."""
+        self.ceiling = ceiling
+        """The ceiling that applies to the request being answered, for a call refused
+        before any build (``None``: none is known)."""
 
     @property
     def state(self) -> str:
@@ -66,7 +74,14 @@ class Recorder:
             return self.log.record(
                 # the space is looked up only for a call with no build to name it
                 _call_record(
-                    call, (shown, size, digest), build, ctx, served, refused, self._space_named(build)
+                    call,
+                    (shown, size, digest),
+                    build,
+                    ctx,
+                    served,
+                    refused,
+                    self._space_named(build),
+                    self.ceiling() if build is None and self.ceiling is not None else None,
                 ),
                 _pack(build, refused),
                 whole,
@@ -94,6 +109,7 @@ def _call_record(
     served: Document | None,
     refused: str | None,
     named: str | None = None,
+    ceiling: str | None = None,
 ) -> CallRecord:
     name, version, protocol = _client_of(ctx)
     identity = IDENTITY.get()
@@ -119,8 +135,9 @@ def _call_record(
         # A refused call served nothing: no pack figures, so none can hint at withheld text.
         space = display_path(build.ledger.space) if build is not None else named
         return CallRecord(
-            space=space, cap_tokens=None, ceiling=build.ceiling if build else None, sha256=None, bytes=None,
-            tokens=None, truncated=None, dropped_blocks=None, commit=None, dirty=None, fingerprint=None,
+            space=space, cap_tokens=None, ceiling=build.ceiling if build else ceiling, sha256=None,
+            bytes=None, tokens=None, truncated=None, dropped_blocks=None, commit=None, dirty=None,
+            fingerprint=None,
             **common,
         )  # fmt: skip
     origin = build.provenance(refresh=False)

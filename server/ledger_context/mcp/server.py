@@ -295,7 +295,8 @@ def create_server(
         extensions=[budget_apps()],
         middleware=[explain_protocol_errors],
     )
-    server.ledgers, server.recorder, server.notifier = ledgers, Recorder(audit, ledgers.space_named), notifier
+    recorder = Recorder(audit, ledgers.space_named, lambda: ledgers.settings_now().ceiling)
+    server.ledgers, server.recorder, server.notifier = ledgers, recorder, notifier
     _serve_changes(server, notifier)
     tools = ToolRegistry(server, ledgers, server.recorder)
     register_tools(tools, lambda: notifier.watcher)
