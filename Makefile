@@ -38,19 +38,21 @@ typecheck: $(STAMP)
 
 # A private --basetemp: pytest's shared numbered temp folders race when several runs share a
 # machine (and its clean-up then leaks a folder listing, which filterwarnings=error fails).
-PYTEST := $(BIN)/pytest --basetemp="$$(mktemp -d "$${TMPDIR:-/tmp}/ledger-context-pytest.XXXXXX")"
+# Removed when the run ends, whatever its status: a full run leaves about 400 MB there.
+PYTEST_TMP := tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/ledger-context-pytest.XXXXXX") && trap 'rm -rf "$$tmp"' EXIT
+PYTEST := $(BIN)/pytest --basetemp="$$tmp"
 
 # Never installs anything but the venv: a test needing chromium or Node skips, naming the
 # target below that installs it (under CI it fails instead; .ci/run installs both first).
 # One worker per core (pytest-xdist): most of the suite's time is real servers and clients
 # started as processes, which one core cannot overlap.
 pytest: $(STAMP)
-	$(PYTEST) -n auto
+	$(PYTEST_TMP) && $(PYTEST) -n auto
 
 ## quick: the working loop: the suite without the slow tests (marker slow), no lint, one
 ## worker per core (pytest-xdist)
 quick: $(STAMP)
-	$(PYTEST) -m "not slow" -n auto
+	$(PYTEST_TMP) && $(PYTEST) -m "not slow" -n auto
 
 ## browser: Debian's chromium for the budget page tests and make screenshot (never a Playwright download)
 browser:
@@ -86,7 +88,7 @@ PURE_YAML_TESTS := tests/model tests/reader tests/pack tests/explain tests/searc
 	tests/test_reference.py tests/test_properties.py tests/test_yaml_loaders.py tests/test_search_determinism.py
 
 pytest-pure-yaml: $(STAMP)
-	LEDGER_CONTEXT_YAML=python $(PYTEST) -n auto $(PURE_YAML_TESTS)
+	$(PYTEST_TMP) && LEDGER_CONTEXT_YAML=python $(PYTEST) -n auto $(PURE_YAML_TESTS)
 
 ## bench: the speed and memory benchmark; prints a table, writes bench/RESULTS.md
 bench: $(STAMP)

@@ -26,7 +26,7 @@ from pathlib import Path
 out = Path(sys.argv[1])
 pack = (out / "pack.md").read_bytes()
 tools = {t["name"]: t for t in json.loads((out / "tools.json").read_text())["tools"]}
-assert sorted(tools) == ["explain_budget", "get_context", "read_document"], tools
+assert {"explain_budget", "get_context", "read_document"} <= set(tools), tools  # not pinned: tools come and go
 assert "outputSchema" not in tools["get_context"] and "outputSchema" in tools["explain_budget"]
 context = json.loads((out / "get_context.json").read_text())
 assert context["content"][0]["text"].encode() == pack, "get_context differs from ledger-context pack"
