@@ -354,16 +354,19 @@ def _store_body(db: sqlite3.Connection, sha256: str | None, body: bytes) -> None
         )
 
 
-def _prune(db: sqlite3.Connection, keep_days: int) -> tuple[int, int]:
+def _prune(db: sqlite3.Connection, keep_days: int, spared: str = "") -> tuple[int, int]:
+    """Remove the calls older than ``keep_days`` but those of the chain ``spared`` (a
+    server's own run: its rows are new, whatever the clock said), and the packs no call
+    left refers to: (calls removed, packs removed)."""
     cutoff = (datetime.now(UTC) - timedelta(days=keep_days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     with _transaction(db):
         # Each chain keeps the hash of its last pruned row, so its first row left still links.
         db.execute(
             "INSERT OR REPLACE INTO anchors (chain, seq, row_hash) SELECT chain, seq, row_hash FROM calls"
-            " WHERE id IN (SELECT MAX(id) FROM calls WHERE time < ? GROUP BY chain)",
-            (cutoff,),
+            " WHERE id IN (SELECT MAX(id) FROM calls WHERE time < ? AND chain != ? GROUP BY chain)",
+            (cutoff, spared),
         )
-        calls = db.execute("DELETE FROM calls WHERE time < ?", (cutoff,)).rowcount
+        calls = db.execute("DELETE FROM calls WHERE time < ? AND chain != ?", (cutoff, spared)).rowcount
         # IS NOT NULL: a refused call has no pack, and NOT IN a list holding NULL is never true.
         packs = db.execute(
             "DELETE FROM packs WHERE sha256 NOT IN (SELECT sha256 FROM calls WHERE sha256 IS NOT NULL)"
@@ -376,8 +379,9 @@ class AuditLog:
     """A log a server writes to without waiting: records go through a bounded queue to a
     writer thread.
 
-    Opening the file, pruning records older than ``keep_days`` and every write happen
-    on that thread. A file that does not exist yet is created at the first record.
+    Opening the file, pruning records older than ``keep_days`` (once, after the first
+    records are written) and every write happen on that thread. A file that does not exist
+    yet is created at the first record.
     """
 
     def __init__(self, path: Path, keep_days: int = DEFAULT_KEEP_DAYS, queue_size: int = QUEUE_SIZE) -> None:
@@ -396,6 +400,7 @@ class AuditLog:
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None  # the open file's, to notice it replaced
         self._retry_at = 0.0  # after a failed open, the next try waits a while
+        self._pruned = False
         fault = _placement_fault(path)
         if fault is not None:  # known now: say it before the first call, not after
             self._fail(f"cannot open {path}: {fault}")
@@ -488,14 +493,19 @@ class AuditLog:
             return None
         return self._db
 
+    def _prune_once(self) -> None:
+        """Remove what is older than ``keep_days``, once per server: after its first
+        records are written and while none waits, so that a large log's prune (seconds on
+        hundreds of thousands of rows) never holds back the rows receipts already name."""
+        self._pruned = True
+        db = self._open(create=True)
+        if db is not None:
+            try:
+                _prune(db, self.keep_days, spared=self.chain)
+            except sqlite3.Error as exc:
+                self._fail(f"cannot prune: {_reason(exc)}")
+
     def _run(self) -> None:
-        if self.path.exists():  # prune at startup; tighten a loose mode on the way
-            db = self._open(create=True)
-            if db is not None:
-                try:
-                    _prune(db, self.keep_days)
-                except sqlite3.Error as exc:
-                    self._fail(f"cannot prune: {_reason(exc)}")
         while True:
             item = self._queue.get()
             batch = [item]
@@ -508,6 +518,8 @@ class AuditLog:
             records = [entry for entry in batch if entry is not None]
             if records:
                 self._write(records)
+                if not self._pruned and (None in batch or self._queue.empty()):
+                    self._prune_once()
             for _ in batch:
                 self._queue.task_done()
             if None in batch:
@@ -764,7 +776,9 @@ def verify(path: Path, head: str | None = None) -> tuple[int, list[str]]:
             and db.execute("SELECT 1 FROM calls WHERE row_hash = ?", (head.lower(),)).fetchone() is None
         ):
             bad.append(
-                f"no row has the hash {head[:70]}: the row that receipt holds was deleted or rewritten"
+                f"no row has the hash {head[:70]}: the row that receipt holds was deleted or rewritten, "
+                "or never written (a server killed within a moment of answering, or a log it could not "
+                "write: its stderr says so)"
             )
     return checked, bad
 
