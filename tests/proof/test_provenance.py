@@ -307,3 +307,55 @@ def test_a_committed_document_withheld_or_skipped_in_the_commit_too_leaves_it_cl
         is False
     )
     assert ContextBuilder(repo, cache=False).build().provenance().dirty is True  # without: it is lost
+
+
+# Regressions found by a tester attacking the fix above.
+def test_a_document_the_ceiling_now_withholds_that_the_commit_served_makes_it_dirty(tmp_path: Path) -> None:
+    repo = demo_repo(tmp_path)
+    finding = repo / ".ledger" / "findings" / "moved.md"
+    finding.write_text(doc(status="current", data_class="internal"), encoding="utf-8")
+    commit_all(repo)
+    settings = make_settings(max_data_class="internal")
+    assert ContextBuilder(repo, settings, cache=False).build().provenance().dirty is False
+    finding.write_text(doc(status="current", data_class="restricted"), encoding="utf-8")
+    build = ContextBuilder(repo, settings, cache=False).build()
+    assert build.is_withheld(".ledger/findings/moved.md") and build.provenance().dirty is True
+
+
+def test_a_committed_link_counts_by_its_target(tmp_path: Path) -> None:
+    repo = demo_repo(tmp_path)
+    store = repo / "store"
+    store.mkdir()
+    (store / "old.md").write_text(doc(title="Old", status="active"), encoding="utf-8")
+    (store / "new.md").write_text(doc(title="New", status="active"), encoding="utf-8")
+    harness = repo / ".ledger" / "harnesses" / "linked.md"
+    harness.symlink_to("../../store/old.md")
+    outside = repo / ".ledger" / "findings" / "elsewhere.md"
+    outside.symlink_to("/nonexistent/elsewhere.md")  # skipped now and in the commit alike
+    commit_all(repo)
+    assert ContextBuilder(repo, cache=False).build().provenance().dirty is False
+    harness.unlink()
+    harness.symlink_to("../../store/new.md")  # retargeted to another committed file
+    assert ContextBuilder(repo, cache=False).build().provenance().dirty is True
+
+
+def test_committed_files_the_walk_skips_by_name_or_size_leave_it_clean_and_are_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = demo_repo(tmp_path)
+    findings = repo / ".ledger" / "findings"
+    (findings / "bad\x01name.md").write_text(doc(status="current"), encoding="utf-8")
+    with (findings / "huge.md").open("wb") as huge:
+        huge.write(doc(status="current").encode())
+        huge.truncate(10 * 1024 * 1024 + 1)
+    commit_all(repo)
+    asked: list[list[str]] = []
+    real_git = provenance_module.git
+
+    def spy(args: list[str], cwd: object, stdin: bytes | None = None) -> bytes | None:
+        asked.append(args)
+        return real_git(args, cwd, stdin)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(provenance_module, "git", spy)
+    assert ContextBuilder(repo, cache=False).build().provenance().dirty is False
+    assert ["cat-file", "--batch"] not in asked  # the 10 MiB blob is sized, never read

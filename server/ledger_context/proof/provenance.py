@@ -303,14 +303,16 @@ def dirty(
     documents: Iterable[Document] | None = None,
     withholds: Callable[[str | None], bool] | None = None,
 ) -> bool:
-    """True when the documents read are not ``head``'s: a document read differs from its
-    committed version or is untracked, or a committed document was not read (deleted,
-    renamed, skipped, replaced by a link) while ``head``'s version of it is a document the
-    build would read and not withhold (``withholds``: the build's ceiling, by class). So
+    """True when the documents read are not ``head``'s: a document shown (``documents``,
+    those the ceiling does not withhold) differs from its committed version or is
+    untracked, or a committed document is not among them (deleted, renamed, skipped, now
+    withheld, a link retargeted) while ``head``'s version of it is a document the build
+    would read and not withhold (``withholds``: the build's ceiling, by class). So
     ``False`` means a build of ``head`` holds these very documents.
 
     A document's file in the tree is its path below the ledger's real folder; where that
-    entry is missing or a link (the path goes through a link), its real path decides.
+    entry is missing or a link (the path goes through a link), its real path decides, and
+    a committed link must still name the same target.
     """
     chosen = list(ledger.documents if documents is None else documents)
     ledger_rel = _relative(os.path.realpath(os.path.join(ledger.space, LEDGER_DIR)), head.toplevel)
@@ -319,29 +321,53 @@ def dirty(
     base = ledger_rel + "/" if ledger_rel else ""
     skip = len(LEDGER_DIR) + 1
     for document in chosen:
-        entry = head.tree.get(base + document.path[skip:])
+        rel = document.path[skip:]
+        entry = head.tree.get(base + rel)
+        if entry is not None and entry[0] == _LINK_MODE and not _same_link(ledger.space, rel, entry[1]):
+            return True  # the committed link named another file
         if entry is None or entry[0] == _LINK_MODE:
             real = _relative(os.path.realpath(os.path.join(ledger.space, document.path)), head.toplevel)
             entry = head.tree.get(real) if real is not None else None
         if entry is None or entry[0] == _LINK_MODE or entry[1] != document.git_blob:
             return True
-    read = {document.path[skip:] for document in ledger.documents}
-    lost = {
-        rel: entry
-        for path, entry in head.tree.items()
-        if path.startswith(base) and (rel := path[len(base) :]) not in read and kind_of(rel) is not None
-    }
+    shown = {document.path[skip:] for document in chosen}
+    read = {document.path[skip:]: document.git_blob for document in ledger.documents}
+    lost: dict[str, TreeEntry] = {}
+    for path, entry in head.tree.items():
+        rel = path[len(base) :]
+        if not path.startswith(base) or rel in shown or kind_of(rel) is None:
+            continue
+        if entry[0] == _LINK_MODE:
+            if _same_link(ledger.space, rel, entry[1]):
+                continue  # the same link in both: the walk treats it alike
+            return True  # retargeted or gone: what it gave is not proven
+        if read.get(rel) == entry[1]:
+            continue  # read and withheld, unchanged: withheld in ``head`` too
+        lost[rel] = entry
     return bool(lost) and _committed_documents_lost(head, lost, withholds)
+
+
+def _same_link(space: Path, rel: str, oid: str) -> bool:
+    """Whether the file at ``rel`` below the ledger is a link whose target git would store
+    as the blob ``oid`` (SHA-1 or SHA-256, by its length)."""
+    try:
+        target = os.readlink(os.path.join(space, LEDGER_DIR, rel))
+    except (OSError, ValueError):
+        return False
+    data = os.fsencode(target)
+    algorithm = "sha256" if len(oid) == 64 else "sha1"
+    return hashlib.new(algorithm, b"blob %d\0" % len(data) + data).hexdigest() == oid
 
 
 def kind_of(rel: str) -> str | None:
     """The kind of the document at ``rel`` below the ledger folder (``/`` separators), as
-    the walk reads names (spec §1), or ``None`` where no document is read."""
+    the walk reads names (spec §1: none hidden, none unprintable), or ``None`` where no
+    document is read."""
     if rel == AGENTS_FILE:
         return "agents"
     folder, _, rest = rel.partition("/")
     hidden = any(part.startswith(".") or not part for part in rest.split("/"))
-    if folder not in KIND_FOLDERS or not rest.endswith(".md") or hidden:
+    if folder not in KIND_FOLDERS or not rest.endswith(".md") or hidden or not rest.isprintable():
         return None
     return KIND_FOLDERS[folder]
 
@@ -350,28 +376,37 @@ def _committed_documents_lost(
     head: Head, lost: Mapping[str, TreeEntry], withholds: Callable[[str | None], bool] | None
 ) -> bool:
     """Whether one of the committed files the build did not read (``lost``: ledger-relative
-    path to tree entry) is, in ``head``, a document the build would read and not withhold.
-    Only these few blobs are read (one ``git cat-file --batch``); a committed link, or a
-    blob git cannot give, counts as lost: what it would give is not proven."""
+    path to tree entry, none a link) is, in ``head``, a document the build would read and
+    not withhold. Only these blobs are read, and only those within the reader's size limit
+    (sizes first, ``git cat-file --batch-check``, then one ``--batch``); a blob git cannot
+    give counts as lost: what it would give is not proven."""
     from ..reader.parse import parse_document  # here: only a ledger missing a committed file parses one
 
-    blobs = {rel: entry[1] for rel, entry in lost.items() if entry[0] in _BLOB_MODES}
-    if len(blobs) < len(lost):
+    asked = "".join(f"{entry[1]}\n" for entry in lost.values()).encode("ascii")
+    sizes = git(["cat-file", "--batch-check"], head.toplevel, stdin=asked)
+    if sizes is None or len(lines := sizes.splitlines()) != len(lost):
         return True
-    asked = "".join(f"{oid}\n" for oid in blobs.values()).encode("ascii")
+    wanted: dict[str, str] = {}
+    for (rel, entry), line in zip(lost.items(), lines, strict=True):
+        fields = line.split(b" ")
+        if len(fields) != 3 or fields[1] != b"blob":
+            return True
+        if int(fields[2]) <= MAX_FILE_BYTES:  # a larger one is skipped in that commit too (spec §1)
+            wanted[rel] = entry[1]
+    if not wanted:
+        return False
+    asked = "".join(f"{oid}\n" for oid in wanted.values()).encode("ascii")
     out = git(["cat-file", "--batch"], head.toplevel, stdin=asked)
     if out is None:
         return True
     at = 0
-    for rel in blobs:
+    for rel in wanted:
         header_end = out.find(b"\n", at)
         fields = out[at:header_end].split(b" ")
         if header_end < 0 or len(fields) != 3 or fields[1] != b"blob":
             return True
         size = int(fields[2])
         data, at = out[header_end + 1 : header_end + 1 + size], header_end + 2 + size
-        if size > MAX_FILE_BYTES:
-            continue  # skipped in that commit too (spec §1)
         kind = kind_of(rel)
         assert kind is not None
         found = parse_document(kind, f"{LEDGER_DIR}/{rel}", data, keep_body=False).document
