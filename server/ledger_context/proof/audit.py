@@ -39,7 +39,7 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import astuple, dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
@@ -354,25 +354,53 @@ def _store_body(db: sqlite3.Connection, sha256: str | None, body: bytes) -> None
         )
 
 
-def _prune(db: sqlite3.Connection, keep_days: int, spared: str = "") -> tuple[int, int]:
+PRUNE_BATCH = 2000
+"""Rows a prune removes per transaction: a server's writes go between two of them."""
+
+
+def _prune(
+    db: sqlite3.Connection, keep_days: int, spared: str = "", waiting: Callable[[], bool] | None = None
+) -> tuple[int, int, bool]:
     """Remove the calls older than ``keep_days`` but those of the chain ``spared`` (a
-    server's own run: its rows are new, whatever the clock said), and the packs no call
-    left refers to: (calls removed, packs removed)."""
+    server's own run: its rows are new, whatever the clock said), :data:`PRUNE_BATCH` at a
+    time, then the packs no call (nor a row set aside from an older schema) refers to:
+    (calls removed, packs removed, done). While ``waiting()`` says records wait to be
+    written it stops between two batches, not done: the rest is left for later."""
     cutoff = (datetime.now(UTC) - timedelta(days=keep_days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    with _transaction(db):
-        # Each chain keeps the hash of its last pruned row, so its first row left still links.
-        db.execute(
-            "INSERT OR REPLACE INTO anchors (chain, seq, row_hash) SELECT chain, seq, row_hash FROM calls"
-            " WHERE id IN (SELECT MAX(id) FROM calls WHERE time < ? AND chain != ? GROUP BY chain)",
-            (cutoff, spared),
+    old = "SELECT id, chain FROM calls WHERE time < ? AND chain != ? ORDER BY id LIMIT ?"
+    calls = 0
+    while True:
+        with _transaction(db):
+            # Each chain keeps the hash of its last pruned row, so its first row left still links.
+            db.execute(
+                "INSERT OR REPLACE INTO anchors (chain, seq, row_hash) SELECT chain, seq, row_hash FROM calls"
+                f" WHERE id IN (SELECT MAX(id) FROM ({old}) GROUP BY chain)",
+                (cutoff, spared, PRUNE_BATCH),
+            )
+            removed = db.execute(
+                f"DELETE FROM calls WHERE id IN (SELECT id FROM ({old}))", (cutoff, spared, PRUNE_BATCH)
+            ).rowcount
+        calls += removed
+        if removed < PRUNE_BATCH:
+            break
+        if waiting is not None and waiting():
+            return calls, 0, False
+    set_aside = [
+        name
+        for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('calls_v1', 'calls_v2')"
         )
-        calls = db.execute("DELETE FROM calls WHERE time < ? AND chain != ?", (cutoff, spared)).rowcount
-        # IS NOT NULL: a refused call has no pack, and NOT IN a list holding NULL is never true.
+    ]
+    # IS NOT NULL: a refused call has no pack, and NOT IN a list holding NULL is never true.
+    kept_by = "".join(
+        f" AND sha256 NOT IN (SELECT sha256 FROM {name} WHERE sha256 IS NOT NULL)" for name in set_aside
+    )
+    with _transaction(db):
         packs = db.execute(
             "DELETE FROM packs WHERE sha256 NOT IN (SELECT sha256 FROM calls WHERE sha256 IS NOT NULL)"
-            " AND sha256 NOT IN (SELECT arguments_sha256 FROM calls)"
+            " AND sha256 NOT IN (SELECT arguments_sha256 FROM calls)" + kept_by
         ).rowcount
-    return calls, packs
+    return calls, packs, True
 
 
 class AuditLog:
@@ -495,15 +523,17 @@ class AuditLog:
 
     def _prune_once(self) -> None:
         """Remove what is older than ``keep_days``, once per server: after its first
-        records are written and while none waits, so that a large log's prune (seconds on
-        hundreds of thousands of rows) never holds back the rows receipts already name."""
-        self._pruned = True
+        records are written and while none waits, a batch at a time, so that a large log's
+        prune (seconds on hundreds of thousands of rows) never holds back the rows receipts
+        already name; stopped by waiting records, it goes on at the next pause."""
         db = self._open(create=True)
-        if db is not None:
-            try:
-                _prune(db, self.keep_days, spared=self.chain)
-            except sqlite3.Error as exc:
-                self._fail(f"cannot prune: {_reason(exc)}")
+        if db is None:
+            return
+        try:
+            self._pruned = _prune(db, self.keep_days, self.chain, lambda: not self._queue.empty())[2]
+        except sqlite3.Error as exc:
+            self._pruned = True  # said once; the next server tries again
+            self._fail(f"cannot prune: {_reason(exc)}")
 
     def _run(self) -> None:
         while True:
@@ -879,7 +909,7 @@ def prune(path: Path, keep_days: int = DEFAULT_KEEP_DAYS) -> tuple[int, int]:
     (calls removed, packs removed)."""
     db = _opened(path, lambda log: connect(log, create=False))
     try:
-        return _prune(db, keep_days)
+        return _prune(db, keep_days)[:2]
     except sqlite3.Error as exc:
         raise AuditError(f"cannot prune {path}: {_reason(exc)}") from None
     finally:
