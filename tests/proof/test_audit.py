@@ -612,3 +612,27 @@ def test_a_prune_keeps_the_packs_of_rows_set_aside_from_an_older_schema(tmp_path
         db.execute("DELETE FROM calls")
     assert audit.prune(path, 90) == (0, 0)
     assert audit.pack_body(path, hashlib.sha256(b"before the upgrade").hexdigest()) == b"before the upgrade"
+
+
+def test_a_log_in_a_folder_sqlite_cannot_write_is_read_whole_or_refused_naming_its_wal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A tester's finding (as a user who may not write the folder): a copy of a closed log in
+    # a read-only folder failed, "attempt to write a readonly database". Root writes anywhere,
+    # so the folder's refusal is stood in for: the first, WAL-minded open fails as it does there.
+    path = tmp_path / "audit.sqlite3"
+    write(path, (record("one"), "one")).close()  # closed: every row in the file, no -wal left
+    opened = audit._read_only
+
+    class Refusing(sqlite3.Connection):
+        def execute(self, *args: object) -> sqlite3.Cursor:
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    def in_a_read_only_folder(log: Path, flags: str) -> sqlite3.Connection:
+        return opened(log, flags) if "immutable" in flags else sqlite3.connect(":memory:", factory=Refusing)
+
+    monkeypatch.setattr(audit, "_read_only", in_a_read_only_folder)
+    assert [r.sha256 for r in audit.list_calls(path)] == [hashlib.sha256(b"one").hexdigest()]
+    path.with_name(path.name + "-wal").write_bytes(b"rows not yet in the file")
+    with pytest.raises(audit.AuditError, match=r"its newest rows are in audit\.sqlite3-wal"):
+        audit.list_calls(path)

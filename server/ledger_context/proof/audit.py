@@ -649,21 +649,42 @@ def _opened(path: Path, open_log: Any) -> sqlite3.Connection:
     return db
 
 
+def _read_only(path: Path, flags: str) -> sqlite3.Connection:
+    return sqlite3.connect(
+        f"{path.absolute().as_uri()}?{flags}",
+        uri=True,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+
+
 def connect_read_only(path: Path) -> sqlite3.Connection:
     """The log at ``path`` opened for reading only: a verifier never changes the evidence
     (no schema set up, no row set aside, no checkpoint; SQLite may refresh the ``-shm``
     index beside it, which holds no row). A log of another schema version is refused, not
     converted. Raises ``OSError`` or ``sqlite3.Error`` as :func:`connect`."""
     identity = _open_private(path, create=False, writable=False)
-    uri = f"{path.absolute().as_uri()}?mode=ro"
-    db = sqlite3.connect(
-        uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-    )
+    db = _read_only(path, "mode=ro")
     try:
         st = os.lstat(path)
         if (st.st_dev, st.st_ino) != identity:
             raise OSError(errno.ELOOP, f"{path} was replaced while it was opened")
-        version = db.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.OperationalError:
+            # A folder it cannot write: SQLite cannot make the -shm index a WAL log needs.
+            # With no -wal beside it every row is in the file, which is then read as
+            # immutable; with one, its rows would go unseen, so it is refused.
+            db.close()
+            wal = path.with_name(path.name + "-wal")
+            if wal.exists() and wal.stat().st_size:
+                raise sqlite3.OperationalError(
+                    f"its newest rows are in {wal.name}, which SQLite cannot read from a folder it cannot "
+                    "write: copy the log with its -wal and -shm files, or into a folder you can write"
+                ) from None
+            db = _read_only(path, "mode=ro&immutable=1")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
         if version == 0 and db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
             db.close()  # an empty file (a server is setting it up): an empty log, read as one
             db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
