@@ -49,6 +49,19 @@ def commit_all(repo: Path, message: str = "c") -> str:
     return git(repo, "rev-parse", "HEAD").strip()
 
 
+def _spy_on_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Every git command provenance runs from now on, in order (each still run)."""
+    calls: list[list[str]] = []
+    real_git = provenance_module.git
+
+    def spy(args: list[str], cwd: object, stdin: bytes | None = None) -> bytes | None:
+        calls.append(args)
+        return real_git(args, cwd, stdin)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(provenance_module, "git", spy)
+    return calls
+
+
 def demo_repo(tmp_path: Path) -> Path:
     repo = init(tmp_path / "repo")
     shutil.copytree(FIXTURES / "demo" / ".ledger", repo / ".ledger")
@@ -174,14 +187,7 @@ def test_a_server_asks_git_again_only_when_head_moved(
     builder = ContextBuilder(repo)
     build = builder.build()
     first = build.provenance()
-    calls: list[list[str]] = []
-    real_git = provenance_module.git
-
-    def counting_git(args: list[str], cwd: object, stdin: bytes | None = None) -> bytes | None:
-        calls.append(args)
-        return real_git(args, cwd, stdin)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(provenance_module, "git", counting_git)
+    calls = _spy_on_git(monkeypatch)
     for _ in range(5):
         assert builder.build().provenance() == first
     assert calls == []
@@ -349,13 +355,6 @@ def test_committed_files_the_walk_skips_by_name_or_size_leave_it_clean_and_are_n
         huge.write(doc(status="current").encode())
         huge.truncate(10 * 1024 * 1024 + 1)
     commit_all(repo)
-    asked: list[list[str]] = []
-    real_git = provenance_module.git
-
-    def spy(args: list[str], cwd: object, stdin: bytes | None = None) -> bytes | None:
-        asked.append(args)
-        return real_git(args, cwd, stdin)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(provenance_module, "git", spy)
+    asked = _spy_on_git(monkeypatch)
     assert ContextBuilder(repo, cache=False).build().provenance().dirty is False
     assert ["cat-file", "--batch"] not in asked  # the 10 MiB blob is sized, never read
