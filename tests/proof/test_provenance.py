@@ -358,3 +358,24 @@ def test_committed_files_the_walk_skips_by_name_or_size_leave_it_clean_and_are_n
     asked = _spy_on_git(monkeypatch)
     assert ContextBuilder(repo, cache=False).build().provenance().dirty is False
     assert ["cat-file", "--batch"] not in asked  # the 10 MiB blob is sized, never read
+
+
+def test_a_ledger_that_is_a_committed_link_must_name_the_same_ledger(tmp_path: Path) -> None:
+    from ledger_context.proof.history import checkout
+
+    repo = init(tmp_path / "repo")
+    for name, title in (("a", "Ledger A"), ("b", "Ledger B")):
+        write_ledger(repo / "ledgers" / name, {"harnesses/h.md": doc(title=title, status="active")})
+        (repo / "ledgers" / name / ".ledger").rename(repo / "ledgers" / f"{name}.ledger")
+        (repo / "ledgers" / name).rmdir()
+    (repo / ".ledger").symlink_to("ledgers/a.ledger")
+    commit = commit_all(repo)
+    assert ContextBuilder(repo, cache=False).build().provenance().dirty is False
+    with checkout(commit, str(repo), cwd=repo) as revision:  # a build of the commit agrees with itself
+        assert (
+            ContextBuilder(revision.space, cache=False, git=revision.head).build().provenance().dirty is False
+        )
+    (repo / ".ledger").unlink()
+    (repo / ".ledger").symlink_to("ledgers/b.ledger")  # another committed ledger, unchanged itself
+    build = ContextBuilder(repo, cache=False).build()
+    assert "Ledger B" in build.pack and build.provenance().dirty is True

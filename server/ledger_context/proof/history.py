@@ -397,6 +397,9 @@ def checkout(rev: str, explicit_space: str | None, cwd: Path | None = None) -> I
         space = Path(root, *map(os.fsdecode, space_parts))
         shown_space = os.path.join(repo, *map(os.fsdecode, space_parts))
         blobs = {"/".join(map(os.fsdecode, parts)): entry for parts, entry in writer.written.items()}
+        ledger_entry = tree.entry((*space_parts, b".ledger"))
+        if ledger_entry is not None and ledger_entry[0] == _LINK:  # provenance.dirty asks the link
+            blobs["/".join(map(os.fsdecode, (*space_parts, b".ledger")))] = ledger_entry
         object_format = "sha256" if len(commit) == 64 else "sha1"
         head = FixedHead(Head(root, commit, blobs), object_format)
         yield Revision(space, f"{shown_space}@{commit}", commit, head)

@@ -283,9 +283,24 @@ class WorkTree:
                 if commit is not None and ledger_rel is not None:
                     listing = ["ls-tree", "-r", "-z", "--full-tree", commit, "--", ledger_rel or "."]
                     tree = parse_ls_tree(git(listing, toplevel) or b"")
+                    link = _ledger_link(self.space, toplevel)
+                    if link is not None:  # the commit's own entry for the .ledger link (dirty)
+                        tree |= parse_ls_tree(
+                            git(["ls-tree", "-z", "--full-tree", commit, "--", link], toplevel) or b""
+                        )
                 self._trees = {(commit, ledger_rel): tree}  # one commit at a time
             self._head = Head(toplevel, commit, tree)
             return self._head
+
+
+def _ledger_link(space: Path, toplevel: str) -> str | None:
+    """The path of the space's ``.ledger`` relative to ``toplevel`` when it is a link, else
+    ``None``: the commit must hold the same link (:func:`dirty`)."""
+    at = os.path.join(space, LEDGER_DIR)
+    if not os.path.islink(at):
+        return None
+    folder = _relative(os.path.realpath(space), toplevel)
+    return None if folder is None else f"{folder}/{LEDGER_DIR}" if folder else LEDGER_DIR
 
 
 def _relative(path: str, root: str) -> str | None:
@@ -320,6 +335,11 @@ def dirty(
         return bool(chosen)
     base = ledger_rel + "/" if ledger_rel else ""
     skip = len(LEDGER_DIR) + 1
+    link = _ledger_link(ledger.space, head.toplevel)
+    if link is not None and not _same_link(
+        ledger.space, "", (head.tree.get(link) or ("", ""))[1], LEDGER_DIR
+    ):
+        return True  # the space's .ledger is a link the commit does not hold, or names another ledger
     for document in chosen:
         rel = document.path[skip:]
         entry = head.tree.get(base + rel)
@@ -347,11 +367,11 @@ def dirty(
     return bool(lost) and _committed_documents_lost(head, lost, withholds)
 
 
-def _same_link(space: Path, rel: str, oid: str) -> bool:
-    """Whether the file at ``rel`` below the ledger is a link whose target git would store
-    as the blob ``oid`` (SHA-1 or SHA-256, by its length)."""
+def _same_link(space: Path, rel: str, oid: str, folder: str = LEDGER_DIR) -> bool:
+    """Whether the file at ``rel`` below ``folder`` of the space (the ledger) is a link whose
+    target git would store as the blob ``oid`` (SHA-1 or SHA-256, by its length)."""
     try:
-        target = os.readlink(os.path.join(space, LEDGER_DIR, rel))
+        target = os.readlink(os.path.join(space, folder, rel) if rel else os.path.join(space, folder))
     except (OSError, ValueError):
         return False
     data = os.fsencode(target)
