@@ -660,6 +660,23 @@ def test_many_folders_under_one_kind_do_not_starve_the_others(
     assert "## Harness: h" in build.pack and "## Finding: f" in build.pack
 
 
+# Regression (an independent implementation's finding): the kind folder itself counted as
+# one of the folders below it, so exactly MAX_DIRECTORY_VISITS subfolders lost the last one.
+def test_exactly_the_folder_limit_below_a_kind_folder_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(walk_module, "MAX_DIRECTORY_VISITS", 20)
+    files = {f"experiments/d{n:02}/e.md": doc(updated_at=f"2026-01-{n + 1:02}") for n in range(20)}
+    build = build_context(write_ledger(tmp_path / "at", files))
+    assert len(build.ledger.documents) == 20 and not build.ledger.problems
+    files["experiments/d20/e.md"] = doc(updated_at="2026-01-21")
+    over = build_context(write_ledger(tmp_path / "over", files))
+    assert len(over.ledger.documents) == 20
+    assert [p.message.split(";")[0] for p in over.ledger.problems] == [
+        "more than 20 folders below .ledger/experiments/ (or links that multiply paths)"
+    ]
+
+
 def test_a_walk_keeps_its_files_as_met_and_compares_by_them(ledger: Callable[[Files], Path]) -> None:
     """``found`` holds the files in the order the walk met them (before sorting), and walks
     compare by it: met in that order, a later walk's files lie in memory in the order it

@@ -280,7 +280,9 @@ class _Walker:
                 continue
             rel = f"{LEDGER_DIR}/{name}"
             if name == AGENTS_FILE or name in KIND_FOLDERS:
-                self.visits = 0  # each kind folder has its own budget: one cannot starve another
+                # Each kind folder has its own budget (one cannot starve another); the kind
+                # folder itself is not one of the folders below it.
+                self.visits = -1
                 kind = KIND_FOLDERS.get(name, "agents")
                 try:
                     lst = entry.stat(follow_symlinks=False)
