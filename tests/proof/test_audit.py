@@ -636,3 +636,19 @@ def test_a_log_in_a_folder_sqlite_cannot_write_is_read_whole_or_refused_naming_i
     path.with_name(path.name + "-wal").write_bytes(b"rows not yet in the file")
     with pytest.raises(audit.AuditError, match=r"its newest rows are in audit\.sqlite3-wal"):
         audit.list_calls(path)
+
+
+def test_a_fifo_in_place_of_the_log_is_refused_at_once_by_every_reader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Reading the log opens it O_RDONLY since readers stopped writing: on a FIFO that open
+    # waits for a writer for ever, unless it does not block.
+    path = tmp_path / "audit.sqlite3"
+    os.mkfifo(path)
+    done = subprocess.run(
+        [sys.executable, "-m", "ledger_context", "audit", "verify", "--audit", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "is not a regular file" in done.stderr, done.stderr

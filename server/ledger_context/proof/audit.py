@@ -263,7 +263,9 @@ def _open_private(path: Path, create: bool, writable: bool = True) -> tuple[int,
     if create:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
-        access = os.O_RDWR if writable else os.O_RDONLY
+        # Reading only, a FIFO in the log's place would hold the open until a writer came:
+        # non-blocking, it opens at once and is refused as no regular file below.
+        access = os.O_RDWR if writable else os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
         fd = os.open(path, access | (os.O_CREAT if create else 0) | _NOFOLLOW, 0o600)
     except FileNotFoundError:
         raise FileNotFoundError(f"no audit log at {path}") from None
@@ -649,6 +651,10 @@ def _opened(path: Path, open_log: Any) -> sqlite3.Connection:
     return db
 
 
+_READ_ONLY_FOLDER = re.compile(r"attempt to write a readonly database|unable to open database file")
+"""What SQLite says when a WAL log's folder cannot take its -shm index."""
+
+
 def _read_only(path: Path, flags: str) -> sqlite3.Connection:
     return sqlite3.connect(
         f"{path.absolute().as_uri()}?{flags}",
@@ -672,10 +678,14 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
             raise OSError(errno.ELOOP, f"{path} was replaced while it was opened")
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError as exc:
             # A folder it cannot write: SQLite cannot make the -shm index a WAL log needs.
             # With no -wal beside it every row is in the file, which is then read as
-            # immutable; with one, its rows would go unseen, so it is refused.
+            # immutable; with one, its rows would go unseen, so it is refused. Any other
+            # fault (a lock held past the timeout) is said as it is: an immutable read of a
+            # log being written could see half a checkpoint.
+            if not _READ_ONLY_FOLDER.search(str(exc)):
+                raise
             db.close()
             wal = path.with_name(path.name + "-wal")
             if wal.exists() and wal.stat().st_size:
