@@ -335,15 +335,18 @@ def dirty(
         return bool(chosen)
     base = ledger_rel + "/" if ledger_rel else ""
     skip = len(LEDGER_DIR) + 1
+    folder = os.path.join(ledger.space, LEDGER_DIR)
     link = _ledger_link(ledger.space, head.toplevel)
-    if link is not None and not _same_link(
-        ledger.space, "", (head.tree.get(link) or ("", ""))[1], LEDGER_DIR
-    ):
+    if link is not None and not _same_link(folder, (head.tree.get(link) or ("", ""))[1]):
         return True  # the space's .ledger is a link the commit does not hold, or names another ledger
     for document in chosen:
         rel = document.path[skip:]
         entry = head.tree.get(base + rel)
-        if entry is not None and entry[0] == _LINK_MODE and not _same_link(ledger.space, rel, entry[1]):
+        if (
+            entry is not None
+            and entry[0] == _LINK_MODE
+            and not _same_link(os.path.join(folder, rel), entry[1])
+        ):
             return True  # the committed link named another file
         if entry is None or entry[0] == _LINK_MODE:
             real = _relative(os.path.realpath(os.path.join(ledger.space, document.path)), head.toplevel)
@@ -358,7 +361,7 @@ def dirty(
         if not path.startswith(base) or rel in shown or kind_of(rel) is None:
             continue
         if entry[0] == _LINK_MODE:
-            if _same_link(ledger.space, rel, entry[1]):
+            if _same_link(os.path.join(folder, rel), entry[1]):
                 continue  # the same link in both: the walk treats it alike
             return True  # retargeted or gone: what it gave is not proven
         if read.get(rel) == entry[1]:
@@ -367,11 +370,11 @@ def dirty(
     return bool(lost) and _committed_documents_lost(head, lost, withholds)
 
 
-def _same_link(space: Path, rel: str, oid: str, folder: str = LEDGER_DIR) -> bool:
-    """Whether the file at ``rel`` below ``folder`` of the space (the ledger) is a link whose
-    target git would store as the blob ``oid`` (SHA-1 or SHA-256, by its length)."""
+def _same_link(path: str, oid: str) -> bool:
+    """Whether ``path`` is a link whose target git would store as the blob ``oid`` (SHA-1
+    or SHA-256, by its length)."""
     try:
-        target = os.readlink(os.path.join(space, folder, rel) if rel else os.path.join(space, folder))
+        target = os.readlink(path)
     except (OSError, ValueError):
         return False
     data = os.fsencode(target)
