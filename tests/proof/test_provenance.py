@@ -379,3 +379,27 @@ def test_a_ledger_that_is_a_committed_link_must_name_the_same_ledger(tmp_path: P
     (repo / ".ledger").symlink_to("ledgers/b.ledger")  # another committed ledger, unchanged itself
     build = ContextBuilder(repo, cache=False).build()
     assert "Ledger B" in build.pack and build.provenance().dirty is True
+
+
+def test_lost_blobs_are_read_in_bounded_groups_and_the_first_that_counts_ends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = demo_repo(tmp_path)
+    findings = repo / ".ledger" / "findings"
+    for n in range(6):
+        (findings / f"gone-{n}.md").write_text(
+            doc(status="current", data_class="restricted"), encoding="utf-8"
+        )
+    (findings / "a-gone.md").write_text(doc(status="current"), encoding="utf-8")  # first in path order
+    commit_all(repo)
+    for gone in findings.glob("*gone*.md"):
+        gone.unlink()
+    monkeypatch.setattr(provenance_module, "_READ_AT_ONCE", 1)  # one blob a group
+    asked = _spy_on_git(monkeypatch)
+    settings = make_settings(max_data_class="internal")
+    assert ContextBuilder(repo, settings, cache=False).build().provenance().dirty is True
+    assert asked.count(["cat-file", "--batch"]) == 1  # a-gone counts: nothing more is read
+    (findings / "a-gone.md").write_text(doc(status="current"), encoding="utf-8")  # back as committed
+    asked.clear()
+    assert ContextBuilder(repo, settings, cache=False).build().provenance().dirty is False
+    assert asked.count(["cat-file", "--batch"]) == 6  # each withheld one read alone

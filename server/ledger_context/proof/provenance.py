@@ -395,35 +395,51 @@ def kind_of(rel: str) -> str | None:
     return KIND_FOLDERS[folder]
 
 
+_READ_AT_ONCE = 64 * 1024 * 1024
+"""The most blob bytes :func:`dirty` holds at once (whole blobs, each within 10 MiB)."""
+
+
 def _committed_documents_lost(
     head: Head, lost: Mapping[str, TreeEntry], withholds: Callable[[str | None], bool] | None
 ) -> bool:
     """Whether one of the committed files the build did not read (``lost``: ledger-relative
     path to tree entry, none a link) is, in ``head``, a document the build would read and
-    not withhold. Only these blobs are read, and only those within the reader's size limit
-    (sizes first, ``git cat-file --batch-check``, then one ``--batch``); a blob git cannot
-    give counts as lost: what it would give is not proven."""
-    from ..reader.parse import parse_document  # here: only a ledger missing a committed file parses one
-
+    not withhold. Sizes are asked first (``git cat-file --batch-check``); only blobs within
+    the reader's size limit are read, in groups of at most :data:`_READ_AT_ONCE` bytes, and
+    the first that counts ends the search. A blob git cannot give counts as lost: what it
+    would give is not proven."""
     asked = "".join(f"{entry[1]}\n" for entry in lost.values()).encode("ascii")
     sizes = git(["cat-file", "--batch-check"], head.toplevel, stdin=asked)
     if sizes is None or len(lines := sizes.splitlines()) != len(lost):
         return True
-    wanted: dict[str, str] = {}
+    group: dict[str, str] = {}
+    held = 0
     for (rel, entry), line in zip(lost.items(), lines, strict=True):
         fields = line.split(b" ")
         if len(fields) != 3 or fields[1] != b"blob":
             return True
-        if int(fields[2]) <= MAX_FILE_BYTES:  # a larger one is skipped in that commit too (spec §1)
-            wanted[rel] = entry[1]
-    if not wanted:
-        return False
-    asked = "".join(f"{oid}\n" for oid in wanted.values()).encode("ascii")
+        size = int(fields[2])
+        if size > MAX_FILE_BYTES:
+            continue  # skipped in that commit too (spec §1)
+        if group and held + size > _READ_AT_ONCE:
+            if _counts(head, group, withholds):
+                return True
+            group, held = {}, 0
+        group[rel], held = entry[1], held + size
+    return bool(group) and _counts(head, group, withholds)
+
+
+def _counts(head: Head, blobs: Mapping[str, str], withholds: Callable[[str | None], bool] | None) -> bool:
+    """Whether one of ``blobs`` (ledger-relative path to blob id), read in one ``git
+    cat-file --batch``, is a document the build would read and not withhold."""
+    from ..reader.parse import parse_document  # here: only a ledger missing a committed file parses one
+
+    asked = "".join(f"{oid}\n" for oid in blobs.values()).encode("ascii")
     out = git(["cat-file", "--batch"], head.toplevel, stdin=asked)
     if out is None:
         return True
     at = 0
-    for rel in wanted:
+    for rel in blobs:
         header_end = out.find(b"\n", at)
         fields = out[at:header_end].split(b" ")
         if header_end < 0 or len(fields) != 3 or fields[1] != b"blob":
