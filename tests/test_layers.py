@@ -168,6 +168,30 @@ def test_the_package_has_no_import_cycle() -> None:
     assert graph["mcp.server"] >= {"mcp.tools", "mcp.resources"}  # the graph is really read
 
 
+FLOORS = 12
+"""The longest import chain between the package's modules (``docs/decisions.md``,
+"Floors"): a ratchet, so that no change adds a floor unnoticed."""
+
+
+def _longest_chain(graph: dict[str, set[str]]) -> list[str]:
+    chains: dict[str, list[str]] = {}
+
+    def chain(module: str) -> list[str]:
+        if module not in chains:
+            below = [chain(imported) for imported in sorted(graph[module]) if imported in graph]
+            chains[module] = [module, *max(below, key=len, default=[])]
+        return chains[module]
+
+    return max((chain(module) for module in sorted(graph)), key=len)
+
+
+def test_the_import_graph_has_at_most_its_floors() -> None:
+    longest = _longest_chain(_graph())
+    assert longest[0] == "__main__" and longest[1] == "cli"  # the entry sits on top
+    assert len(longest) <= FLOORS, " -> ".join(longest)
+    assert _longest_chain({"a": {"b"}, "b": {"c"}, "c": set()}) == ["a", "b", "c"]
+
+
 def test_no_function_is_longer_than_70_lines() -> None:
     long = [
         f"{name}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"

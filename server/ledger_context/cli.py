@@ -831,7 +831,8 @@ def _hold(signum: int, frame: object) -> None:
 
 def _serve_http(args: argparse.Namespace, settings: Settings, explicit: Path) -> int:
     from .mcp.auth import check_auth_options
-    from .mcp.http import HttpOptions, check_http_options, parse_address, serve_http
+    from .mcp.http import HttpOptions, check_http_options, parse_address
+    from .mcp.server import serve_http
     from .proof.audit import DEFAULT_KEEP_DAYS, AuditLog, log_path
 
     if args.http is None:

@@ -16,36 +16,28 @@
 from __future__ import annotations
 
 import ipaddress
-import logging
 import socket
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
 import uvicorn
 from mcp.server.auth.routes import create_protected_resource_routes
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
-from .. import __version__
 from ..model.classify import CLASSES
 from ..model.errors import InvalidArgumentError
 from ..model.scopes import SCOPES
-from ..pack.settings import Settings
-from ..proof.audit import AuditLog
-from ..reader.space import display_path
 from .auth import AuthOptions, JwtVerifier, auth_settings, identity_of
 from .caller import IDENTITY
+from .ledgers import Ledgers
 from .limits import Limits, TokenBuckets
 from .one_message import OneMessage
-from .server import LedgerServer, create_server, start_measuring
-from .stderr_log import configure_logging
-
-logger = logging.getLogger("ledger_context")
 
 MCP_PATH = "/mcp"
 DEFAULT_HOST = "127.0.0.1"
@@ -153,13 +145,16 @@ def transport_security(options: HttpOptions) -> TransportSecuritySettings:
     )
 
 
-def http_app(server: LedgerServer, options: HttpOptions, auth: AuthOptions | None = None) -> Starlette:
-    """The ASGI app serving ``server`` at :data:`MCP_PATH` with ``options``' checks and
-    limits, and ``auth``'s token checks (``None``: no authorization)."""
-    ceiling = server.ledgers.settings.ceiling
+def http_app(
+    lowlevel: Server[Any], ledgers: Ledgers, options: HttpOptions, auth: AuthOptions | None = None
+) -> Starlette:
+    """The ASGI app serving the SDK's ``lowlevel`` server (whose requests ``ledgers``
+    answers) at :data:`MCP_PATH` with ``options``' checks and limits, and ``auth``'s token
+    checks (``None``: no authorization)."""
+    ceiling = ledgers.settings.ceiling
     verifier = JwtVerifier(auth, ceiling) if auth is not None else None
     if auth is not None:  # a build outside a request (notifications) gets the lowest ceiling
-        server.ledgers.unidentified = server.ledgers.settings._replace(ceiling=CLASSES[0])
+        ledgers.unidentified = ledgers.settings._replace(ceiling=CLASSES[0])
 
     async def identify(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         token = IDENTITY.set(identity_of(ctx.request, ceiling))
@@ -168,7 +163,6 @@ def http_app(server: LedgerServer, options: HttpOptions, auth: AuthOptions | Non
         finally:
             IDENTITY.reset(token)
 
-    lowlevel = server._lowlevel_server
     lowlevel.middleware.append(identify)
     app = lowlevel.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -214,37 +208,9 @@ def listen(options: HttpOptions) -> socket.socket:
     return sock
 
 
-def serve_http(
-    explicit_space: Path,
-    settings: Settings,
-    audit: AuditLog | None,
-    options: HttpOptions,
-    auth: AuthOptions | None = None,
-    log_level: str = "info",
-) -> None:
-    """Serve the ledger of ``explicit_space`` over HTTP (one ledger: a client's roots never
-    choose it) until SIGINT/SIGTERM, then answer what is in flight and end.
-    Raises :class:`InvalidArgumentError` before serving."""
-    check_http_options(options, auth)
-    log = configure_logging(log_level)
-    server = create_server(explicit_space, audit=audit, settings=settings)
-    sock = listen(options)
-    port = sock.getsockname()[1]
-    bound = replace(options, port=port)  # port 0 asked for a free one: the Host checks need it
-    app = http_app(server, bound, auth)
-    logger.info(
-        "ledger-context %s serving over HTTP at %s (listening on %s:%d; space: %s, cap %d tokens, "
-        "ceiling %s, authorization %s, audit log %s)",
-        __version__,
-        bound.url,
-        options.host,
-        port,
-        display_path(explicit_space),
-        settings.cap_tokens,
-        settings.ceiling or "none",
-        f"issuer {auth.issuer}" if auth is not None else "off (loopback only)",
-        display_path(audit.path) if audit is not None else "off",
-    )
+def run_app(app: Starlette, sock: socket.socket) -> None:
+    """Serve ``app`` on the listening ``sock`` until SIGINT/SIGTERM, then answer what is in
+    flight (at most :data:`GRACE_SECONDS`) and return; the socket is closed."""
     config = uvicorn.Config(
         app,
         log_config=None,  # our stderr logging
@@ -254,11 +220,7 @@ def serve_http(
         server_header=False,
         proxy_headers=False,  # the peer is the socket's: a client never picks its own rate bucket
     )
-    start_measuring(server)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()
-        if audit is not None:
-            audit.close()
-        log.drain(0.5)

@@ -1,7 +1,8 @@
-"""The MCP stdio server: a thin adapter over the core; only the ``mcp`` wing imports the SDK.
+"""The MCP server: a thin adapter over the core; only the ``mcp`` wing imports the SDK.
 
 This module is the entry point: :func:`create_server` puts together the pieces, each in
-a module named for its job:
+a module named for its job, and :func:`serve` and :func:`serve_http` run it over a
+transport:
 
 - :mod:`~ledger_context.mcp.tools`: ``get_context``, ``explain_budget``, ``read_document``;
 - :mod:`~ledger_context.mcp.search_tool`: ``search_ledger``;
@@ -12,7 +13,8 @@ a module named for its job:
 - :mod:`~ledger_context.mcp.record`: every answered call into the audit log;
 - :mod:`~ledger_context.mcp.error_map`: core errors to tool and JSON-RPC errors;
 - :mod:`~ledger_context.mcp.notifications`: subscribers hear when the pack changes;
-- :mod:`~ledger_context.mcp.stdio`: the stdio channel.
+- :mod:`~ledger_context.mcp.stdio`: the stdio channel;
+- :mod:`~ledger_context.mcp.http`: the Streamable HTTP app (team mode).
 
 The command line checks the cap, the ceiling and the YAML switches once, into the
 :class:`~ledger_context.pack.settings.Settings` :func:`serve` and :func:`create_server` take.
@@ -25,8 +27,9 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server import CacheHint
@@ -75,6 +78,10 @@ from .stderr_log import configure_logging, cut
 from .stdio import on_hard_exit, serve_stdio
 from .tools import PAGE_KEY, RECEIPT_KEY, receipt, register_tools
 
+if TYPE_CHECKING:
+    from .auth import AuthOptions
+    from .http import HttpOptions
+
 __all__ = [
     "CACHE_HINTS",
     "CAPABILITIES",
@@ -90,6 +97,7 @@ __all__ = [
     "mcp_error",
     "receipt",
     "serve",
+    "serve_http",
     "served_document",
 ]
 
@@ -343,6 +351,49 @@ def serve(
     try:
         serve_stdio(server._lowlevel_server, initialization_options(server))
     finally:
+        if audit is not None:
+            audit.close()
+        log.drain(0.5)
+
+
+def serve_http(
+    explicit_space: Path,
+    settings: Settings,
+    audit: AuditLog | None,
+    options: HttpOptions,
+    auth: AuthOptions | None = None,
+    log_level: str = "info",
+) -> None:
+    """Serve the ledger of ``explicit_space`` over Streamable HTTP (one ledger: a client's
+    roots never choose it) until SIGINT/SIGTERM, then answer what is in flight and end.
+    Raises :class:`InvalidArgumentError` before serving."""
+    from .http import check_http_options, http_app, listen, run_app  # here: stdio never loads uvicorn
+
+    check_http_options(options, auth)
+    log = configure_logging(log_level)
+    server = create_server(explicit_space, audit=audit, settings=settings)
+    sock = listen(options)
+    port = sock.getsockname()[1]
+    bound = replace(options, port=port)  # port 0 asked for a free one: the Host checks need it
+    try:
+        app = http_app(server._lowlevel_server, server.ledgers, bound, auth)
+        logger.info(
+            "ledger-context %s serving over HTTP at %s (listening on %s:%d; space: %s, cap %d tokens, "
+            "ceiling %s, authorization %s, audit log %s)",
+            __version__,
+            bound.url,
+            options.host,
+            port,
+            display_path(explicit_space),
+            settings.cap_tokens,
+            settings.ceiling or "none",
+            f"issuer {auth.issuer}" if auth is not None else "off (loopback only)",
+            display_path(audit.path) if audit is not None else "off",
+        )
+        start_measuring(server)
+        run_app(app, sock)
+    finally:
+        sock.close()
         if audit is not None:
             audit.close()
         log.drain(0.5)
