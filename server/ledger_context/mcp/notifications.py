@@ -133,8 +133,10 @@ class ChangeNotifier:
         pack_uri: str,
         *,
         heartbeat: float = HEARTBEAT_SECONDS,
+        quiet: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         self._space = space
+        self._quiet = quiet
         self._build = build
         self._listing = listing
         self._bus = bus
@@ -148,6 +150,10 @@ class ChangeNotifier:
         self._checked = anyio.Event()
         self.first_checked = threading.Event()
         """Set once the first check is done (a build, or none): a thread may wait for it."""
+        self.settled = threading.Event()
+        """Set once, after the first check, the server was quiet (``quiet()`` returned): the
+        moment background work may start without slowing an answer (the first call, often
+        waiting on that check)."""
         self.watching = anyio.Event()
         """Set once file changes are being watched (a change from then on is noticed)."""
         self.watcher: WatchState = "stopped"
@@ -210,6 +216,9 @@ class ChangeNotifier:
 
     async def _run(self) -> None:
         await self.check()
+        if self._quiet is not None:  # watching walks again: not while the first call is answered
+            await self._quiet()
+        self.settled.set()
         while True:
             watched = self._watched()
             if watched is None:

@@ -67,6 +67,7 @@ from .access import served_document
 from .apps import budget_apps
 from .arguments import argument_error
 from .error_map import ERROR_CODES, mcp_error
+from .in_flight import InFlight
 from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris
 from .notifications import ChangeNotifier, bounded_listen
 from .protocol_errors import explain_protocol_errors
@@ -151,6 +152,7 @@ class LedgerServer(MCPServer):
     ledgers: Ledgers
     recorder: Recorder
     notifier: ChangeNotifier
+    in_flight: InFlight
 
     async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
         """Read a resource with its request context at hand, for the audit log."""
@@ -284,7 +286,10 @@ def create_server(
     """
     ledgers = Ledgers(explicit_space, settings)
     bus = InMemorySubscriptionBus()  # ours, so the watcher can publish outside a request
-    notifier = ChangeNotifier(lambda: ledgers.space(None), ledgers.build, document_uris, bus, PACK_URI)
+    in_flight = InFlight()
+    notifier = ChangeNotifier(
+        lambda: ledgers.space(None), ledgers.build, document_uris, bus, PACK_URI, quiet=in_flight.quiet
+    )
 
     @asynccontextmanager
     async def watching(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
@@ -301,10 +306,11 @@ def create_server(
         subscriptions=bus,
         lifespan=watching,
         extensions=[budget_apps()],
-        middleware=[explain_protocol_errors],
+        middleware=[in_flight.track, explain_protocol_errors],
     )
     recorder = Recorder(audit, ledgers.space_named, lambda: ledgers.settings_now().ceiling)
     server.ledgers, server.recorder, server.notifier = ledgers, recorder, notifier
+    server.in_flight = in_flight
     _serve_changes(server, notifier)
     tools = ToolRegistry(server, ledgers, server.recorder)
     register_tools(tools, lambda: notifier.watcher)
@@ -315,10 +321,11 @@ def create_server(
 
 
 def start_measuring(server: LedgerServer) -> None:
-    """Load the tokenizers in the background once the server's first build is done (both
-    transports): a vocabulary takes about a second to load, never on a request's path,
-    and its load would otherwise slow the first build that the first call waits for."""
-    preload(after=server.notifier.first_checked)
+    """Load the tokenizers in the background once the server's first build is done and no
+    request is being answered (both transports): a vocabulary takes about a second of the
+    interpreter to load, never on a request's path, and its load would otherwise slow the
+    first build and the first answer, which often waits on that build."""
+    preload(after=server.notifier.settled)
 
 
 def serve(

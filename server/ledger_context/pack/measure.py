@@ -175,7 +175,7 @@ _COUNTS_LOCK = threading.Lock()
 
 
 PRELOAD_AFTER_S = 5.0
-"""The longest a server's preload waits for its first build before loading anyway."""
+"""The longest a server's preload waits for its first build and a quiet moment before loading anyway."""
 
 
 def preload(after: threading.Event | None = None) -> threading.Thread:
