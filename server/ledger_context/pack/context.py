@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..model.classify import Source, effective_class, is_withheld
+from ..model.values import cycles_uncollected
 from ..reader.ledger import Document, Ledger
 from .budget import Budgeted
 from .select import Selection
@@ -152,8 +153,11 @@ class ContextBuild:
             return result
         from ..proof.provenance import provenance
 
-        result = provenance(
-            self.ledger, head, self.is_withheld if self.selection.withheld else None, self.withholds
-        )
+        # Every document's digest (made from the index on a warm start) and their sorted
+        # pairs: many small objects, each full collection meanwhile walking a server's heap.
+        with cycles_uncollected():
+            result = provenance(
+                self.ledger, head, self.is_withheld if self.selection.withheld else None, self.withholds
+            )
         self._memo["provenance"] = (head, result)
         return result
