@@ -66,11 +66,18 @@ def _settings(folder: Path | None):  # type: ignore[no-untyped-def]
     return make_settings(index=IndexOptions(folder) if folder is not None else None)
 
 
-def _build(space: Path, folder: Path | None) -> str:
-    """A new builder's first build (a new process's), with the index in ``folder`` or none."""
+def _built(space: Path, folder: Path | None) -> tuple[object, object]:
+    """A new builder's first build (a new process's), with the index in ``folder`` or none:
+    the builder (its cache and index) and the build, for the caller to free."""
     from ledger_context.pack.build import ContextBuilder
 
-    return ContextBuilder(space, _settings(folder), cache=False, provenance=False).build().pack
+    builder = ContextBuilder(space, _settings(folder), cache=False, provenance=False)
+    return builder, builder.build()
+
+
+def _build(space: Path, folder: Path | None) -> str:
+    """The pack of a new builder's first build (:func:`_built`)."""
+    return _built(space, folder)[1].pack  # type: ignore[attr-defined,no-any-return]
 
 
 def _env(cache_home: Path, index: bool) -> dict[str, str]:
@@ -126,7 +133,7 @@ def bench_ledger(name: str, space: Path, documents: int, work: Path) -> dict[str
         {
             "floor": lambda: stat_floor(paths),
             "walk floor": lambda: walk_floor(space),
-            "warm": lambda: _build(space, folder),
+            "warm": lambda: _built(space, folder),
         },
         max(reps, 5),
     )
