@@ -5,9 +5,11 @@ the roots chose; no ledger is a tool error, not a server that cannot start."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from mcp_types import ListRootsResult, Root
@@ -15,9 +17,11 @@ from mcp_types import ListRootsResult, Root
 from conftest import FIXTURES, doc, server, text_of, write_ledger
 from ledger_context import build_context
 from ledger_context.mcp.caller import IDENTITY, Identity
+from ledger_context.mcp.in_flight import InFlight
 from ledger_context.mcp.ledgers import Ledgers, document_uris
 from ledger_context.mcp.server import create_server
-from ledger_context.pack.settings import Settings
+from ledger_context.pack.settings import Settings, make_settings
+from ledger_context.reader.index import IndexOptions, index_path
 
 pytestmark = pytest.mark.anyio
 
@@ -135,3 +139,28 @@ def test_a_root_whose_path_the_system_refuses_is_passed_over(tmp_path: Path) -> 
         roots=[Root(uri="file:///" + "a" * 300, name="long"), Root(uri=space.as_uri(), name="ok")]  # type: ignore[arg-type]
     )
     assert Ledgers(None, make_settings()).space(roots) == space
+
+
+async def test_a_server_writes_the_ledger_index_after_its_answer_and_at_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    space = Path(shutil.copytree(FIXTURES / "demo", tmp_path / "space"))
+    options = IndexOptions(tmp_path / "cache")
+    written = index_path(options, space)
+    async with Client(create_server(space, make_settings(index=options)), mode="legacy") as client:
+        await client.call_tool("get_context", {})
+        with anyio.fail_after(10):  # once the server is quiet
+            while not written.exists():
+                await anyio.sleep(0.01)
+    written.unlink()
+
+    async def never_quiet(_self: InFlight) -> bool:
+        await anyio.sleep_forever()
+        return False
+
+    monkeypatch.setattr(InFlight, "quiet", never_quiet)
+    async with Client(create_server(space, make_settings(index=options)), mode="legacy") as client:
+        await client.call_tool("get_context", {})
+        await anyio.sleep(0.3)
+        assert not written.exists()  # never quiet: not written while the session lasts
+    assert written.exists()  # but at its end

@@ -4,16 +4,18 @@ rules (file identity, the recently-changed-file rule, warm builds) are in test_c
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import age, examples, same_as_full_build
+from conftest import FIXTURES, age, examples, same_as_full_build
 from ledger_context.pack.build import ContextBuilder
 from ledger_context.pack.settings import make_settings
 from ledger_context.reader.cache import DocumentCache
+from ledger_context.reader.index import IndexOptions, index_path
 from reference.ledgers import SpaceSpec, spaces, write_space
 
 _MUTATIONS = st.lists(
@@ -70,3 +72,21 @@ def test_the_yaml_options_in_the_settings_reach_the_reader(tmp_path: Path) -> No
         for options in (YamlOptions(), YamlOptions(quick=False, pure_python=True))
     ]
     assert loaders == ["quick", "python"]
+
+
+def test_a_builder_told_to_write_the_index_later_writes_it_once_when_asked(tmp_path: Path) -> None:
+    space = Path(shutil.copytree(FIXTURES / "demo", tmp_path / "space"))
+    settings = make_settings(index=IndexOptions(tmp_path / "cache"))
+    assert settings.index is not None
+    written = index_path(settings.index, space)
+    builder = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0), write_index_later=True)
+    first = builder.build()
+    assert not written.exists() and first.index == "created (there was none)"
+    assert builder.build() is first and not written.exists()  # a warm build keeps the write
+    assert builder.write_index() == "created (there was none)" and written.exists()
+    assert builder.write_index() is None  # once
+    later = ContextBuilder(space, settings, cache=DocumentCache(racy_ns=0)).build()
+    assert later.pack == first.pack and later.index is not None and later.index.startswith("used")
+    now = ContextBuilder(space, make_settings(index=IndexOptions(tmp_path / "other")))
+    now.build()  # the default: written by the build itself
+    assert index_path(IndexOptions(tmp_path / "other"), space).exists() and now.write_index() is None

@@ -103,15 +103,28 @@ class Ledgers:
         with self._lock:
             builder = self._builders.get((space, settings.ceiling))
             if builder is None:
-                builder = ContextBuilder(space, settings=settings)
+                builder = ContextBuilder(space, settings=settings, write_index_later=True)
                 self._builders[(space, settings.ceiling)] = builder
             build = builder.build()
             origin = build.provenance()  # git is asked here, in the worker thread, never on the event loop
-            if is_fault(build.index) and self._index_said.get(space) != build.index:
-                self._index_said[space] = build.index or ""  # said once, not on every build
-                logger.warning("ledger-context: the ledger index of %s: %s", display_path(space), build.index)
+            self._say_index(space, build.index)
             shown = (build.budgeted.sha256, origin.commit, origin.dirty, origin.fingerprint)
             return self._dated((space, settings.ceiling), build, shown)
+
+    def write_indexes(self) -> None:
+        """Write the ledger index as each builder's last build left it: after the answer,
+        never before it (:meth:`ChangeNotifier.run` calls this once the server is quiet, and
+        after each later check)."""
+        with self._lock:
+            for (space, _ceiling), builder in list(self._builders.items()):
+                self._say_index(space, builder.write_index())
+
+    def _say_index(self, space: Path, report: str | None) -> None:
+        """Log a fault of the ledger index of ``space`` (rebuilt, not written) once, not on
+        every build."""
+        if is_fault(report) and self._index_said.get(space) != report:
+            self._index_said[space] = report or ""
+            logger.warning("ledger-context: the ledger index of %s: %s", display_path(space), report)
 
     def _dated(
         self, key: tuple[Path, str | None], build: ContextBuild, shown: tuple[object, ...]

@@ -134,9 +134,11 @@ class ChangeNotifier:
         *,
         heartbeat: float = HEARTBEAT_SECONDS,
         quiet: Callable[[], Awaitable[object]] | None = None,
+        after_check: Callable[[], None] | None = None,
     ) -> None:
         self._space = space
         self._quiet = quiet
+        self._after_check = after_check
         self._build = build
         self._listing = listing
         self._bus = bus
@@ -219,6 +221,7 @@ class ChangeNotifier:
         if self._quiet is not None:  # watching walks again: not while the first call is answered
             await self._quiet()
         self.settled.set()
+        await self._after()
         while True:
             watched = self._watched()
             if watched is None:
@@ -230,6 +233,7 @@ class ChangeNotifier:
             async for reason in ledger_changes(watched, heartbeat=self.heartbeat, on_state=self._on_state):
                 reasons += 1
                 await self.check()
+                await self._after()
                 if reason == "ready":
                     self.watching.set()
                 if self._watched() != watched:
@@ -238,6 +242,15 @@ class ChangeNotifier:
                 self.watcher = "stopped"  # the folder went away: until it is watched again
                 if reasons <= 1:  # the watcher ended at once: do not spin
                     await anyio.sleep(self.heartbeat)
+
+    async def _after(self) -> None:
+        """``after_check`` in a worker thread (the server writes its ledger index there)."""
+        if self._after_check is None:
+            return
+        try:
+            await anyio.to_thread.run_sync(self._after_check)
+        except Exception:  # a watcher must outlive any one failure
+            logger.exception("ledger-context: after the check for change notifications")
 
     def _watched(self) -> Path | None:
         try:

@@ -288,7 +288,13 @@ def create_server(
     bus = InMemorySubscriptionBus()  # ours, so the watcher can publish outside a request
     in_flight = InFlight()
     notifier = ChangeNotifier(
-        lambda: ledgers.space(None), ledgers.build, document_uris, bus, PACK_URI, quiet=in_flight.quiet
+        lambda: ledgers.space(None),
+        ledgers.build,
+        document_uris,
+        bus,
+        PACK_URI,
+        quiet=in_flight.quiet,
+        after_check=ledgers.write_indexes,
     )
 
     @asynccontextmanager
@@ -297,6 +303,10 @@ def create_server(
             tasks.start_soon(notifier.run)
             yield {}
             tasks.cancel_scope.cancel()
+        # What the last builds left for the ledger index: a session may end before the
+        # server was ever quiet (the index then costs the next start time, never bytes).
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(ledgers.write_indexes)
 
     server = LedgerServer(
         name="ledger-context",

@@ -10,7 +10,7 @@ so they cannot disagree; ``explain_budget`` reads the same
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +39,9 @@ class ContextBuilder:
     get their git blob ids and builds can tell their commit; ``git`` replaces the work
     tree (a build from a revision). ``settings`` were checked at the edge
     (:func:`~ledger_context.pack.settings.make_settings`). With ``settings.index`` the
-    first build starts from the ledger index (a cache is then always kept).
+    first build starts from the ledger index (a cache is then always kept); a build writes
+    the index as it leaves it, or with ``write_index_later`` leaves that to
+    :meth:`write_index` (a server: once its answer is made).
     """
 
     def __init__(
@@ -50,8 +52,12 @@ class ContextBuilder:
         cache: bool | DocumentCache = True,
         provenance: bool = True,
         git: HeadSource | None = None,
+        write_index_later: bool = False,
     ) -> None:
         self.space = space
+        self._write_index_later = write_index_later
+        self._unwritten: Callable[[], None] | None = None
+        """The index write the last build left (``write_index_later``)."""
         self.settings = settings
         if isinstance(cache, DocumentCache):
             self._cache: DocumentCache | None = cache
@@ -76,6 +82,7 @@ class ContextBuilder:
         """
         with cycles_uncollected():
             if self._changed:
+                self._unwritten = None  # the cache changes now: this build leaves its own write
                 self._forget_changed()
             walk = walk_ledger(self.space, self._listed())
             self._listings = walk.listings
@@ -136,8 +143,22 @@ class ContextBuilder:
             index.distrust(cache)
             ledger, selection, budgeted = self._select_budget(walk, blob_hash, cache, index)
         blocks = [(block.group, block.document.path) for block in selection.blocks]
-        index.save(cache, ledger, key, blocks, [d.path for d in selection.withheld])
+        withheld = [d.path for d in selection.withheld]
+        self._unwritten = lambda: index.save(cache, ledger, key, blocks, withheld)
+        if not self._write_index_later:
+            self.write_index()
         return ledger, selection, budgeted, index.report
+
+    def write_index(self) -> str | None:
+        """Write the ledger index as the last build left it (once); what the index says
+        then (:attr:`ContextBuild.index`, with why it was not written), or ``None`` when no
+        build left a write. Not while a build of this builder runs: the caller keeps the
+        two apart (a server holds its builders' lock)."""
+        write, self._unwritten = self._unwritten, None
+        if write is None or self._index is None:
+            return None
+        write()
+        return self._index.report
 
     def _index_use(self) -> IndexUse | None:
         """The index as this builder uses it, made on first need; ``None`` when it is off."""
