@@ -74,7 +74,7 @@ async def test_a_notifier_is_settled_only_after_its_first_check_and_a_quiet_mome
         with anyio.fail_after(10):
             await quiet_asked.wait()
         assert notifier.first_checked.is_set() and not notifier.settled.is_set()
-        assert notifier.watcher == "stopped"  # nor does it start watching (a walk) meanwhile
+        assert notifier.watcher == "starting"  # not watching yet (a walk), and says so
         allow.set()
         with anyio.fail_after(10):
             await notifier.watching.wait()

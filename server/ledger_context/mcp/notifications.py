@@ -217,6 +217,7 @@ class ChangeNotifier:
         self.watcher = state
 
     async def _run(self) -> None:
+        self.watcher = "starting"  # about to watch: after the first check and a quiet moment
         await self.check()
         if self._quiet is not None:  # watching walks again: not while the first call is answered
             await self._quiet()
