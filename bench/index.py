@@ -57,7 +57,7 @@ WHOLE_RUNS = {1_000: 5, 10_000: 3, 30_000: 2, 100_000: 1}
 SERVER_SIZE = 30_000
 SEARCH_QUERY = "router latency"
 """What ``ledger-context search`` is asked, warm (its postings kept) and with ``--no-index``."""
-SERVER_STARTS = 3
+SERVER_STARTS = 5
 
 
 def _settings(folder: Path | None):  # type: ignore[no-untyped-def]
