@@ -551,7 +551,7 @@ def test_index_status_and_clear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     folder = tmp_path / "cache" / "ledger-context"
     none_yet = b"search postings: none yet (the first search writes them)\n"
     assert _run(["index", "status", "--space", str(DEMO)], capsysbinary)[1].endswith(
-        b"\nnot usable: missing\n" + none_yet
+        b"\nnone yet (the next command that reads the ledger writes it)\n" + none_yet
     )
     assert _run(["pack", "--space", str(DEMO)], capsysbinary)[0] == 0
     out = _run(["index", "status", "--space", str(DEMO)], capsysbinary)[1]

@@ -973,7 +973,10 @@ def _cmd_index(args: argparse.Namespace) -> int:
     space = find_space(space_from_environment(args.space, os.environ))
     loaded = load_index(settings.index, space, version_key(settings.yaml))
     path = index_path(settings.index, space)
-    state = f"{len(loaded.entries)} entries" if loaded.fault is None else f"not usable: {loaded.fault}"
+    if loaded.fault == "missing":  # as the postings' line says it: not a fault
+        state = "none yet (the next command that reads the ledger writes it)"
+    else:
+        state = f"{len(loaded.entries)} entries" if loaded.fault is None else f"not usable: {loaded.fault}"
     size = _size(path) if loaded.fault is None else 0
     if loaded.fault is None and size is None:  # removed by another process meanwhile
         state += " (removed since: the next command writes it anew)"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import marshal
 import os
 import stat
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,6 +20,7 @@ from ledger_context.reader.identity import FileIdentity
 from ledger_context.reader.index import (
     KEY_BYTES,
     MAGIC,
+    STALE_TEMPORARY_S,
     IndexOptions,
     clear_index,
     decode_index,
@@ -388,3 +390,45 @@ def test_read_ledger_gives_the_same_ledger_from_entries(tmp_path: Path) -> None:
     entries = _entries(space)
     known = {path: result for path, _, result in entries}
     assert read_ledger(space, known=known, blob_hash="sha1") == read_ledger(space, blob_hash="sha1")
+
+
+def _leftover(folder: Path, name: str, age_s: float) -> Path:
+    """A temporary file a killed write left, ``age_s`` seconds old."""
+    path = folder / name
+    path.write_bytes(b"partial")
+    moment = time.time() - age_s
+    os.utime(path, (moment, moment))
+    return path
+
+
+def test_a_write_removes_what_killed_writes_left_once_no_write_can_still_own_it(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    options = IndexOptions(tmp_path / "cache")
+    save_index(options, space, VERSION, [])
+    folder = options.directory
+    stale = [
+        _leftover(folder, f".{index_path(options, space).name}-abc.tmp", STALE_TEMPORARY_S + 5),
+        _leftover(folder, ".key-abc.tmp", STALE_TEMPORARY_S + 5),
+        _leftover(folder, ".index-old.tmp", STALE_TEMPORARY_S + 5),  # named as before
+    ]
+    in_progress = _leftover(folder, f".{index_path(options, space).name}-def.tmp", 1)
+    other = _leftover(folder, "notes.tmp", STALE_TEMPORARY_S + 5)  # not a temporary of ours
+    assert save_index(options, space, VERSION, []) is None
+    assert [p.exists() for p in stale] == [False, False, False]
+    assert in_progress.exists() and other.exists()  # another process may still be writing it
+
+
+def test_clear_removes_its_ledgers_temporaries_and_all_of_them_with_every_index(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    other = write_ledger(tmp_path / "other", {"agents.md": "# A\n"})
+    options = IndexOptions(tmp_path / "cache")
+    save_index(options, space, VERSION, [])
+    folder = options.directory
+    mine = _leftover(folder, f".{index_path(options, space).name}-abc.tmp", 1)
+    postings = _leftover(folder, f".{index_path(options, space).with_suffix('.postings').name}-x.tmp", 1)
+    theirs = _leftover(folder, f".{index_path(options, other).name}-abc.tmp", 1)
+    key = _leftover(folder, ".key-abc.tmp", 1)
+    assert clear_index(options, space) == (3, [])  # the index and its two temporaries
+    assert not mine.exists() and not postings.exists() and theirs.exists() and key.exists()
+    assert clear_index(options, None) == (2, [])
+    assert not theirs.exists() and not key.exists() and (folder / "key").exists()

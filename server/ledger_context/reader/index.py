@@ -518,7 +518,7 @@ def write_private(options: IndexOptions, path: Path, body: Callable[[bytes], byt
         data = body(key)
         # Not synced to disk: a file a crash tore fails its MAC and is made again, while
         # a lost key would orphan every index (the key is synced).
-        temporary = _write_private(options.directory, ".index-", data, durable=False)
+        temporary = _write_private(options.directory, _temporary_prefix(path), data, durable=False)
         try:
             os.replace(temporary, path)  # replaces a link, never follows it
         except BaseException:
@@ -526,7 +526,41 @@ def write_private(options: IndexOptions, path: Path, body: Callable[[bytes], byt
             raise
     except OSError as exc:
         return f"cannot be written ({exc.strerror or exc})"
+    _remove_temporaries(options.directory, older_than_s=STALE_TEMPORARY_S)
     return None
+
+
+STALE_TEMPORARY_S = 600
+"""A temporary file this old is a write that was killed (a write of 100,000 documents'
+entries takes about a second): the next write removes it."""
+
+
+def _temporary_prefix(path: Path) -> str:
+    """The name a temporary file of ``path`` starts with (``.<name>-``): whose it is, so
+    that ``index clear`` of one ledger removes that ledger's."""
+    return f".{path.name}-"
+
+
+def _remove_temporaries(directory: Path, prefixes: tuple[str, ...] = (".",), older_than_s: float = 0) -> int:
+    """Remove the temporary files (``.*.tmp``) in ``directory`` whose name starts with one
+    of ``prefixes`` and that were last changed at least ``older_than_s`` seconds ago, left by
+    a write that was killed (SIGKILL, power loss); how many went. What cannot be removed or
+    listed stays, as any file would: it costs disk space, never an answer."""
+    now, removed = time.time(), 0
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if not (entry.name.startswith(prefixes) and entry.name.endswith(".tmp")):
+                    continue
+                try:
+                    if now - entry.stat(follow_symlinks=False).st_mtime >= older_than_s:
+                        os.unlink(entry.path)
+                        removed += 1
+                except OSError:
+                    continue
+    except OSError:
+        pass
+    return removed
 
 
 def save_index(
@@ -590,7 +624,9 @@ def clear_index(options: IndexOptions, space: Path | None) -> Cleared:
     if space is not None:
         index = index_path(options, space)
         targets = [index, index.with_suffix(POSTINGS_SUFFIX)]
+        temporaries = tuple(_temporary_prefix(target) for target in targets)
     else:
+        temporaries = (".",)  # every ledger's, and a key's write that was killed
         try:
             targets = sorted(
                 p for p in options.directory.iterdir() if p.suffix in (".index", POSTINGS_SUFFIX)
@@ -599,7 +635,7 @@ def clear_index(options: IndexOptions, space: Path | None) -> Cleared:
             return Cleared(0, [])
         except OSError as exc:
             return Cleared(0, [("", f"cannot be listed ({exc.strerror})")])
-    removed, failed = 0, list[tuple[str, str]]()
+    removed, failed = _remove_temporaries(options.directory, temporaries), list[tuple[str, str]]()
     for target in targets:
         try:
             _remove(target)
