@@ -806,3 +806,24 @@ def test_an_index_contradicted_once_is_not_trusted_for_the_other_files(
         assert main(["search", "rubric", "--space", str(space)]) == 0
         assert capsys.readouterr().out == expected
     assert b"public" not in _index_file(folder).read_bytes()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_index_written_after_the_answer_gives_the_same_bytes(tmp_path: Path, seed: int) -> None:
+    """A server's builder writes the index after its answer (``write_index_later``): the
+    files may change in between, and the next process still gives every byte as without
+    an index."""
+    rng = random.Random(seed)
+    space = tmp_path / "space"
+    _generate(rng, space)
+    off = make_settings(max_data_class=rng.choice((None, "internal", "confidential")))
+    later = off._replace(index=IndexOptions(tmp_path / "later"))
+    for round_ in range(3):
+        expected, _ = _outputs(space, off)
+        builder = ContextBuilder(space, later, cache=DocumentCache(racy_ns=0), write_index_later=True)
+        assert builder.build().pack == expected[0]
+        _mutate(rng, space, round_)  # between the answer and the write
+        builder.write_index()
+        after, build = _outputs(space, later)
+        assert after == _outputs(space, off)[0], round_
+        assert build.index is not None and not is_fault(build.index), build.index
