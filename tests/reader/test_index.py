@@ -432,3 +432,15 @@ def test_clear_removes_its_ledgers_temporaries_and_all_of_them_with_every_index(
     assert not mine.exists() and not postings.exists() and theirs.exists() and key.exists()
     assert clear_index(options, None) == (2, [])
     assert not theirs.exists() and not key.exists() and (folder / "key").exists()
+
+
+def test_temporaries_are_swept_only_from_a_private_folder_of_our_own(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    theirs = _leftover(elsewhere, ".notes.tmp", STALE_TEMPORARY_S + 5)
+    (tmp_path / "cache").symlink_to(elsewhere)  # a link in the cache folder's place
+    assert clear_index(IndexOptions(tmp_path / "cache"), None) == (0, [])
+    assert theirs.exists()
+    elsewhere.chmod(0o777)  # others may write it: a name in it may be anyone's
+    assert clear_index(IndexOptions(elsewhere), None) == (0, [])
+    assert theirs.exists()

@@ -546,6 +546,8 @@ def _remove_temporaries(directory: Path, prefixes: tuple[str, ...] = (".",), old
     of ``prefixes`` and that were last changed at least ``older_than_s`` seconds ago, left by
     a write that was killed (SIGKILL, power loss); how many went. What cannot be removed or
     listed stays, as any file would: it costs disk space, never an answer."""
+    if _private_folder(directory, create=False) is not None:
+        return 0  # a link in the folder's place, or a folder others may write: not ours to sweep
     now, removed = time.time(), 0
     try:
         with os.scandir(directory) as entries:
