@@ -210,7 +210,7 @@ def listen(options: HttpOptions) -> socket.socket:
 
 def run_app(app: Starlette, sock: socket.socket) -> None:
     """Serve ``app`` on the listening ``sock`` until SIGINT/SIGTERM, then answer what is in
-    flight (at most :data:`GRACE_SECONDS`) and return; the socket is closed."""
+    flight (at most :data:`GRACE_SECONDS`) and return; the caller closes the socket."""
     config = uvicorn.Config(
         app,
         log_config=None,  # our stderr logging
@@ -220,7 +220,4 @@ def run_app(app: Starlette, sock: socket.socket) -> None:
         server_header=False,
         proxy_headers=False,  # the peer is the socket's: a client never picks its own rate bucket
     )
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    finally:
-        sock.close()
+    uvicorn.Server(config).run(sockets=[sock])
