@@ -228,3 +228,38 @@ def test_no_two_modules_or_test_files_share_a_name() -> None:
     modules = [name.split(".")[-1] for name in _modules() if "." in name and not name.endswith("__init__")]
     assert len(stems) > 50 and "test_layers.py" in stems  # the tests are really read
     assert shared == [] and sorted({m for m in modules if modules.count(m) > 1}) == []
+
+
+def _defined(path: Path) -> set[str]:
+    """The names a module binds itself at its top level (in ``if``/``try`` too), not the
+    names it imports: ``import x as x`` re-exports, it does not define."""
+    names: set[str] = set()
+    pending: list[ast.AST] = list(_tree(path).body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)  # its body's names are its own, not the module's
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        else:
+            pending.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def test_every_name_is_imported_from_the_module_that_defines_it() -> None:
+    # A name imported through a module that only re-exports it hides the real dependency
+    # (``pack.context`` took ``Document`` through ``reader.ledger``, a floor too high).
+    modules = _modules()
+    relayed = sorted(
+        f"{name} takes {alias.name} through {target}"
+        for name, path in modules.items()
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.ImportFrom) and node.level >= 1 and node.module
+        for target in _absolute(name, node)
+        if target in modules and not target.endswith("__init__")
+        for alias in node.names
+        if alias.name not in _defined(modules[target]) and f"{target}.{alias.name}" not in modules
+    )
+    assert "Document" in _defined(modules["model.document"])
+    assert "lacks_frontmatter" not in _defined(modules["reader.ledger"])  # imported there: not its own
+    assert relayed == []

@@ -34,11 +34,11 @@ from ledger_context.explain.full import GroupLine, KindCount, PackTotals, Rule, 
 from ledger_context.explain.path import explain_path
 from ledger_context.explain.readout import MAX_BRIEF_TEXT_BYTES, brief_readout, brief_text
 from ledger_context.explain.shorten import shorten
+from ledger_context.model.document import KINDS
 from ledger_context.model.tokens import MAX_CAP_TOKENS
 from ledger_context.pack.fit import CapAdvice
 from ledger_context.pack.measure import TOKENIZERS
 from ledger_context.pack.select import GROUPS
-from ledger_context.reader.ledger import KINDS
 
 
 def _sizes(space: Path, ceiling: str | None = None, cap: int = 6000) -> tuple[Brief, str]:

@@ -9,9 +9,9 @@ import pytest
 
 from conftest import Files, doc
 from ledger_context import build_context
+from ledger_context.model.document import Document
 from ledger_context.pack.budget import apply_budget
 from ledger_context.pack.select import Block
-from ledger_context.reader.ledger import Document
 
 Ledger = Callable[[Files], Path]
 

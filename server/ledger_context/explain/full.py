@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..model.document import KINDS
 from ..model.problems import SEVERITIES, Severity
 from ..model.tokens import BYTES_PER_TOKEN
 from ..pack.budget import Budgeted, Outcome
@@ -29,7 +30,6 @@ from ..pack.context import ContextBuild
 from ..pack.fit import CapAdvice, cap_advice
 from ..pack.measure import Measured, count_with, measure
 from ..pack.select import GROUPS
-from ..reader.ledger import KINDS
 from ..reader.space import display_path
 
 if TYPE_CHECKING:

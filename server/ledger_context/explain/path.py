@@ -14,13 +14,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ..model.document import Document
 from ..model.errors import InvalidArgumentError
 from ..model.kinds import EXPERIMENTS_IN_PACK, KIND, statuses_text
 from ..model.problems import Problem
 from ..pack.context import ContextBuild
 from ..pack.select import GROUP_OF_KIND, GROUPS, newest_first
 from ..pack.served import canonical_path
-from ..reader.ledger import Document
 from ..reader.paths import printable_path
 from .shorten import shorten
 

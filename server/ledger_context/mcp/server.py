@@ -72,12 +72,12 @@ from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris
 from .notifications import ChangeNotifier, bounded_listen
 from .protocol_errors import explain_protocol_errors
 from .record import REQUEST, Recorder
-from .registry import ToolRegistry
+from .registry import RECEIPT_KEY, ToolRegistry
 from .resources import DOCUMENT_TEMPLATE, PACK_URI, register_prompt, register_resources
 from .search_tool import register_search
 from .stderr_log import configure_logging, cut
 from .stdio import on_hard_exit, serve_stdio
-from .tools import PAGE_KEY, RECEIPT_KEY, receipt, register_tools
+from .tools import PAGE_KEY, receipt, register_tools
 
 if TYPE_CHECKING:
     from .auth import AuthOptions

@@ -36,8 +36,7 @@ from ..reader.watch import WatchState
 from .access import RootsArg, build_for, served_document
 from .apps import VIEW_META
 from .ledgers import DOCUMENT_PREFIX, Ledgers
-from .registry import RECEIPT_KEY as RECEIPT_KEY
-from .registry import Answer, ToolRegistry
+from .registry import RECEIPT_KEY, Answer, ToolRegistry
 
 PAGE_KEY = "ledger-context/page"
 """``_meta`` key of ``read_document``'s page: offset, next_offset (``None`` on the last

@@ -15,11 +15,11 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..model.document import FileResult, lacks_frontmatter
+from ..model.document import Document, FileResult, lacks_frontmatter
 from ..model.tokens import DEFAULT_CAP_TOKENS
 from ..model.values import cycles_uncollected
 from ..reader.cache import DocumentCache, WarmBuild
-from ..reader.ledger import Document, Ledger, read_ledger
+from ..reader.ledger import Ledger, read_ledger
 from ..reader.walk import Walk, walk_ledger
 from .budget import Budgeted, apply_budget
 from .context import ContextBuild

@@ -12,8 +12,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..model.classify import Source, effective_class, is_withheld
+from ..model.document import Document
 from ..model.values import cycles_uncollected
-from ..reader.ledger import Document, Ledger
+from ..reader.ledger import Ledger
 from .budget import Budgeted
 from .select import Selection
 from .settings import Settings

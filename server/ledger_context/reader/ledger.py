@@ -25,7 +25,7 @@ try:
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
-from ..model.document import DATED_KINDS, KINDS, Document, FileResult, lacks_frontmatter
+from ..model.document import Document, FileResult, lacks_frontmatter
 from ..model.errors import DocumentChangedError
 from ..model.problems import Problem, problem_sort_key
 from ..model.values import Record, cycles_uncollected
@@ -36,17 +36,6 @@ from .parse import parse_document
 from .paths import fs_path, printable_path
 from .space import LEDGER_DIR
 from .walk import MAX_FILE_BYTES, SourceFile, Walk, walk_ledger
-
-__all__ = [
-    "DATED_KINDS",
-    "KINDS",
-    "Document",
-    "DocumentCache",
-    "FileResult",
-    "Ledger",
-    "read_file",
-    "read_ledger",
-]
 
 
 class Ledger(Record):
