@@ -146,3 +146,27 @@ async def test_the_uvx_snippet_works_with_both_paths_changed() -> None:
     async with Client(server, mode="legacy", read_timeout_seconds=300) as client:
         result = await client.call_tool("get_context", {})
     assert result.content[0].text == build_context(FIXTURES / "demo").pack  # type: ignore[union-attr]
+
+
+def _listed_modules(cell: str) -> set[str]:
+    """The module names a layout row lists: each comma- or semicolon-separated item's
+    first backticked word, outside parentheses (which say what a module holds)."""
+    depth, top = 0, []
+    for char in cell:  # one pass: parentheses may nest
+        depth += char == "("
+        if depth == 0:
+            top.append(char)
+        depth -= char == ")" and depth > 0
+    items = re.split(r"[,;]", "".join(top))
+    return {m.group(1) for item in items if (m := re.search(r"`([a-z_]+)(?:/`| with|`)", item))}
+
+
+def test_the_readme_layout_lists_every_module_of_each_wing_and_no_other() -> None:
+    package = REPO / "server" / "ledger_context"
+    rows = dict(re.findall(r"^\| `([a-z]+)/` \| [^|]+ \| ([^|]+) \|$", README, re.MULTILINE))
+    wings = sorted(p.name for p in package.iterdir() if (p / "__init__.py").is_file())
+    assert sorted(rows) == wings
+    for wing, cell in rows.items():
+        modules = {p.stem for p in (package / wing).glob("*.py") if p.stem != "__init__"}
+        assert _listed_modules(cell) == modules, wing
+    assert _listed_modules("`a` (`b`, `c`), `d` with `e`; team: `f`") == {"a", "d", "f"}

@@ -37,7 +37,7 @@ from .reader.frontmatter import yaml_options
 from .reader.space import LEDGER_DIR, display_path, find_space, holds_ledger, space_from_environment
 
 if TYPE_CHECKING:
-    from .pack.fit import CapAdvice
+    from .pack.measure import CapAdvice
     from .proof.audit import CallRecord
     from .proof.provenance import HeadSource
     from .reader.index import Cleared, IndexOptions
@@ -622,7 +622,8 @@ def _cmd_pack(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from .explain.full import explain, explanation_json
+    from .explain.breakdown import explanation_json
+    from .explain.full import explain
     from .explain.readout import brief_readout, budget_text, path_text
 
     with _build(args, provenance=True) as (build, shown):

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import FIXTURES, doc, write_ledger
 from ledger_context import build_context
+from ledger_context.explain.breakdown import GroupLine, KindCount, PackTotals, Rule
 from ledger_context.explain.brief import (
     AUDIT_BYTES,
     BOUND_STEPS,
@@ -30,14 +31,13 @@ from ledger_context.explain.brief import (
     ProblemSummary,
     structured_size,
 )
-from ledger_context.explain.full import GroupLine, KindCount, PackTotals, Rule, explain
+from ledger_context.explain.full import explain
 from ledger_context.explain.path import explain_path
 from ledger_context.explain.readout import MAX_BRIEF_TEXT_BYTES, brief_readout, brief_text
 from ledger_context.explain.shorten import shorten
 from ledger_context.model.document import KINDS
 from ledger_context.model.tokens import MAX_CAP_TOKENS
-from ledger_context.pack.fit import CapAdvice
-from ledger_context.pack.measure import TOKENIZERS
+from ledger_context.pack.measure import TOKENIZERS, CapAdvice
 from ledger_context.pack.select import GROUPS
 
 

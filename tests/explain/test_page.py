@@ -18,7 +18,8 @@ from browser import CHROMIUM, chromium
 from conftest import FIXTURES, Files, doc, require
 from ledger_context import build_context
 from ledger_context.cli import main
-from ledger_context.explain.full import explain, explanation_data
+from ledger_context.explain.breakdown import explanation_data
+from ledger_context.explain.full import explain
 from ledger_context.explain.page import budget_page, budget_view
 from ledger_context.explain.readout import brief_readout
 

@@ -33,7 +33,7 @@ class Echo(BaseModel):
 def _server_with_echo(log: AuditLog | None) -> LedgerServer:
     """The demo server with one more tool, ``echo``, registered as any new tool would be."""
     server = create_server(DEMO, audit=log)
-    tools = ToolRegistry(server, server.ledgers, server.recorder)
+    tools = ToolRegistry(server, server.recorder)
 
     @tools.tool(name="echo", title="Echo", description="Says the word back.", output=Echo)
     async def echo(ctx: Context, word: Annotated[str, Field(description="A word")]) -> Answer:
@@ -41,7 +41,7 @@ def _server_with_echo(log: AuditLog | None) -> LedgerServer:
             raise InvalidArgumentError("invalid word: say anything but 'refuse'")
         if word == "crash":
             raise KeyError(word)
-        build = tools.ledgers.build(tools.ledgers.space(None))
+        build = server.ledgers.build(server.ledgers.space(None))
         result = CallToolResult(
             content=[TextContent(type="text", text=word)], structured_content={"word": word}
         )
@@ -99,7 +99,7 @@ async def test_a_registered_body_is_answered_recorded_and_its_errors_mapped(
 
 def test_a_body_without_a_context_parameter_is_refused_at_registration() -> None:
     server = create_server(DEMO)
-    tools = ToolRegistry(server, server.ledgers, server.recorder)
+    tools = ToolRegistry(server, server.recorder)
 
     async def blind(word: str) -> Answer:
         raise AssertionError("never called")

@@ -20,8 +20,8 @@ from pydantic import TypeAdapter
 
 from conftest import FIXTURES, doc, server, text_of, write_ledger
 from ledger_context import build_context
+from ledger_context.explain.breakdown import Explanation
 from ledger_context.explain.brief import Brief
-from ledger_context.explain.full import Explanation
 from ledger_context.mcp.notifications import ChangeNotifier
 from ledger_context.mcp.server import PAGE_KEY, create_server
 from ledger_context.pack.settings import make_settings

@@ -150,7 +150,8 @@ def test_withholding_frees_budget_for_the_blocks_that_follow(ledger: Ledger) -> 
 
 
 def test_marker_in_withheld_sources_appears_in_no_output(ledger: Ledger) -> None:
-    from ledger_context.explain.full import explain, explanation_json
+    from ledger_context.explain.breakdown import explanation_json
+    from ledger_context.explain.full import explain
     from ledger_context.explain.readout import budget_text
 
     marker = "MARKER-7f3a"

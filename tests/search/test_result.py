@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import asdict
@@ -19,6 +20,7 @@ from ledger_context.search.result import (
     MAX_LIMIT,
     MAX_TEXT_BYTES,
     TITLE_BYTES,
+    recorded_hits,
     search,
     search_json,
     search_text,
@@ -265,3 +267,22 @@ def test_agents_md_is_searched_by_its_heading_and_body_never_by_its_frontmatter(
     empty = search(build_context(space), "agents")
     assert [(h.path, h.title) for h in empty.hits] == [(".ledger/agents.md", "agents")]
     assert empty.searched == 2
+
+
+def test_a_search_is_recorded_as_each_hits_path_and_the_sha256_of_its_bytes(tmp_path: Path) -> None:
+    space = write_ledger(
+        tmp_path,
+        {
+            "decisions/0001-use-jwt.md": doc(status="accepted", title="Use JWT for sessions"),
+            "findings/jwt-expiry.md": doc(status="open", title="JWT expiry is too short"),
+            "findings/other.md": doc(status="open", title="Unrelated"),
+        },
+    )
+    build = build_context(space)
+    recorded = recorded_hits(build, search(build, "jwt"))
+    assert sorted(entry["path"] for entry in recorded) == [
+        ".ledger/decisions/0001-use-jwt.md",
+        ".ledger/findings/jwt-expiry.md",
+    ]
+    for entry in recorded:
+        assert entry["sha256"] == hashlib.sha256((space / entry["path"]).read_bytes()).hexdigest()

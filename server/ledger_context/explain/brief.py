@@ -21,9 +21,8 @@ from pydantic import BaseModel, Field
 
 from ..model.classify import RANK
 from ..model.problems import SEVERITIES
-from ..pack.fit import CapAdvice
-from ..pack.measure import Measured, percent
-from .full import Explanation, GroupLine, KindCount, PackTotals, Rule
+from ..pack.measure import CapAdvice, Measured, percent
+from .breakdown import Explanation, GroupLine, KindCount, PackTotals, Rule
 from .shorten import shorten
 
 MAX_STRUCTURED_BYTES = 5120

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from importlib.resources import files
 
-from .full import Explanation, explanation_data
+from .breakdown import Explanation, explanation_data
 
 _MARK = "__EXPLANATION__"
 

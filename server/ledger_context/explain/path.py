@@ -20,7 +20,7 @@ from ..model.kinds import EXPERIMENTS_IN_PACK, KIND, statuses_text
 from ..model.problems import Problem
 from ..pack.context import ContextBuild
 from ..pack.select import GROUP_OF_KIND, GROUPS, newest_first
-from ..pack.served import canonical_path
+from ..pack.settings import canonical_path
 from ..reader.paths import printable_path
 from .shorten import shorten
 

@@ -15,8 +15,8 @@ from ..reader.paths import printable_path, printable_text
 
 if TYPE_CHECKING:  # types only: `check` reads this module and never needs pydantic
     from ..pack.measure import Measured
+    from .breakdown import Explanation, PackTotals
     from .brief import Brief, MeasuredLine
-    from .full import Explanation, PackTotals
     from .path import PathAnswer
 
 MAX_BRIEF_TEXT_BYTES = 3072

@@ -1,7 +1,10 @@
-"""Which ledger a request reads, and one builder (with its warm cache) per space.
+"""Which ledger a request reads, one builder (with its warm cache) per space, and how a
+request reaches its build.
 
 The space is chosen per request (``--space``, else the client's roots, else the upward
 search), so the server starts and answers ``initialize`` even where there is no ledger yet.
+The build is made in a worker thread, and a document's bytes are served as that build read
+them; the tools, the resources and the prompt share these and sit side by side.
 """
 
 from __future__ import annotations
@@ -9,15 +12,24 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
+from typing import Annotated
 from urllib.parse import quote, urlparse
 from urllib.request import url2pathname
 
-from mcp_types import ListRootsResult
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import Context, Resolve
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from mcp_types import ListRootsRequest, ListRootsResult
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from ..model.errors import LedgerContextError
 from ..pack.build import ContextBuilder
 from ..pack.changes import ServedPacks
 from ..pack.context import ContextBuild
+from ..pack.served import served_text
 from ..pack.settings import Settings
 from ..reader.indexed import is_fault
 from ..reader.space import display_path, find_space, holds_ledger
@@ -166,3 +178,63 @@ def _root_path(uri: str) -> Path | None:
 def document_uris(build: ContextBuild) -> tuple[str, ...]:
     """The ``ledger://document/…`` URIs ``resources/list`` names: the pack's sources."""
     return tuple(DOCUMENT_PREFIX + quote(source.path, safe="/") for source in build.sources())
+
+
+ROOTS_SECONDS = 5.0
+"""How long a client may take to answer roots/list; one that does not is not asked again."""
+_NO_ROOTS = ListRootsResult(roots=[])
+
+
+async def _client_roots(ctx: Context) -> ListRootsResult:
+    """The client's roots, asked only as a fallback and only of a 2025-11-25 client: roots
+    are deprecated in 2026-07-28, where ``--space``, ``LEDGER_SPACE`` or the working
+    directory choose (asking would cost every call a round trip). Roots the client cannot
+    give (an error, no answer within :data:`ROOTS_SECONDS`, a root that is no URI the
+    types accept) are no roots: the upward search from the working directory chooses, and
+    the server log says why."""
+    ledgers = getattr(ctx.mcp_server, "ledgers", None)
+    caps = ctx.client_capabilities
+    if (
+        not isinstance(ledgers, Ledgers)
+        or ledgers.explicit_space is not None
+        or ledgers.roots_unanswered
+        or caps is None
+        or caps.roots is None
+        or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+    ):
+        return _NO_ROOTS
+    try:
+        with anyio.fail_after(ROOTS_SECONDS):
+            roots: ListRootsResult = await ctx.session.send_request(
+                ListRootsRequest(),
+                ListRootsResult,
+                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+            )
+            return roots
+    except TimeoutError:
+        ledgers.roots_unanswered = True
+        why = f"no answer to roots/list within {ROOTS_SECONDS:g} s (not asked again)"
+    except MCPError as exc:
+        why = f"the client answered roots/list with an error ({exc.error.code})"
+    except ValidationError:
+        why = "the client's roots/list answer holds a root that is not a file URI"
+    except Exception as exc:  # e.g. no channel back to the client: asking failed, not the call
+        why = f"roots/list could not be asked ({type(exc).__name__})"
+    logger.warning("ledger-context: %s; the space is found from the working directory", why)
+    return _NO_ROOTS
+
+
+RootsArg = Annotated[ListRootsResult, Resolve(_client_roots)]
+
+
+async def build_for(ledgers: Ledgers, roots: ListRootsResult | None) -> ContextBuild:
+    """The build of the space ``roots`` choose (``None``: the last one chosen), made in a
+    worker thread."""
+    space = ledgers.space(roots)
+    return await anyio.to_thread.run_sync(ledgers.build, space)
+
+
+async def served_document(build: ContextBuild, path: str) -> str:
+    """The text of the document ``build`` accepted at ``path``, for the resource and the tool:
+    the bytes that build read and classified (:func:`~ledger_context.pack.served.served_text`)."""
+    return await anyio.to_thread.run_sync(served_text, build, path)

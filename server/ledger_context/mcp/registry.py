@@ -23,7 +23,6 @@ from ..model.document import Document
 from ..pack.context import ContextBuild
 from .catalogue import input_schema, output_schema
 from .error_map import tool_error
-from .ledgers import Ledgers
 from .record import Recorder
 
 RECEIPT_KEY = "ledger-context/receipt"
@@ -54,12 +53,12 @@ def _text_of(result: CallToolResult) -> str:
 
 
 class ToolRegistry:
-    """Registers tool bodies on ``server``; each call is answered from ``ledgers`` and
-    recorded by ``recorder``."""
+    """Registers tool bodies on ``server``; each call is recorded by ``recorder``. A body
+    reaches its build itself (:mod:`~ledger_context.mcp.ledgers`): the registry knows the
+    answer, not where it came from."""
 
-    def __init__(self, server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> None:
+    def __init__(self, server: MCPServer, recorder: Recorder) -> None:
         self.server = server
-        self.ledgers = ledgers
         self.recorder = recorder
 
     def tool(

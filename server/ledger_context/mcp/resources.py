@@ -14,10 +14,9 @@ from pydantic import Field
 from ..model.errors import DocumentChangedError, LedgerContextError
 from ..model.fields import clean_text
 from ..model.kinds import pack_contents
-from ..search.result import search_text, task_search
-from .access import build_for, searched, served_document
+from ..search.result import recorded_hits, search_text, task_search
 from .error_map import mcp_error
-from .ledgers import Ledgers
+from .ledgers import Ledgers, build_for, served_document
 from .record import REQUEST, Recorder
 
 PACK_URI = "ledger://pack"
@@ -103,7 +102,7 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
                     call="prompt start-task", arguments={"task": task}, build=build, ctx=ctx, refused=str(exc)
                 )
                 raise mcp_error(exc) from None
-            recorded = {"task": task, "hits": searched(build, found) if found is not None else []}
+            recorded = {"task": task, "hits": recorded_hits(build, found) if found is not None else []}
             pack = build.pack
             if found is not None and found.hits:
                 hits = (

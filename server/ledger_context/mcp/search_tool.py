@@ -15,8 +15,16 @@ from pydantic import Field
 
 from ..model.document import KINDS
 from ..model.errors import DocumentChangedError
-from ..search.result import DEFAULT_LIMIT, MAX_LIMIT, SearchResult, search, search_data, search_text
-from .access import RootsArg, build_for, searched
+from ..search.result import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    SearchResult,
+    recorded_hits,
+    search,
+    search_data,
+    search_text,
+)
+from .ledgers import Ledgers, RootsArg, build_for
 from .registry import Answer, ToolRegistry
 
 QueryArg = Annotated[Any, Field(json_schema_extra={"type": "string"})]
@@ -29,9 +37,8 @@ LimitArg = Annotated[
 ]
 
 
-def register_search(tools: ToolRegistry) -> None:
-    """Register ``search_ledger``."""
-    ledgers = tools.ledgers
+def register_search(tools: ToolRegistry, ledgers: Ledgers) -> None:
+    """Register ``search_ledger``, answered from ``ledgers``."""
 
     @tools.tool(
         name="search_ledger",
@@ -60,6 +67,6 @@ def register_search(tools: ToolRegistry) -> None:
             "query": query,  # as sent: the log stores any string (lone surrogates escaped)
             "kind": kind,
             "limit": limit,
-            "hits": searched(build, result),
+            "hits": recorded_hits(build, result),
         }
         return Answer(answer, build, arguments)

@@ -63,12 +63,11 @@ from ..pack.measure import preload
 from ..pack.settings import DEFAULT_SETTINGS, Settings
 from ..proof.audit import AuditLog
 from ..reader.space import display_path
-from .access import served_document
 from .apps import budget_apps
 from .arguments import argument_error
 from .error_map import ERROR_CODES, mcp_error
 from .in_flight import InFlight
-from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris
+from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris, served_document
 from .notifications import ChangeNotifier, bounded_listen
 from .protocol_errors import explain_protocol_errors
 from .record import REQUEST, Recorder
@@ -322,9 +321,9 @@ def create_server(
     server.ledgers, server.recorder, server.notifier = ledgers, recorder, notifier
     server.in_flight = in_flight
     _serve_changes(server, notifier)
-    tools = ToolRegistry(server, ledgers, server.recorder)
-    register_tools(tools, lambda: notifier.watcher)
-    register_search(tools)
+    tools = ToolRegistry(server, server.recorder)
+    register_tools(tools, ledgers, lambda: notifier.watcher)
+    register_search(tools, ledgers)
     register_resources(server, ledgers, server.recorder)
     register_prompt(server, ledgers, server.recorder)
     return server

@@ -20,8 +20,9 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ListRootsResult, TextContent
 from pydantic import ConfigDict, Field, RootModel
 
+from ..explain.breakdown import Explanation, explanation_data
 from ..explain.brief import Brief
-from ..explain.full import Explanation, explain, explanation_data
+from ..explain.full import explain
 from ..explain.path import PathAnswer, explain_path
 from ..explain.readout import brief_readout, budget_text, path_text
 from ..model.fields import clean_text
@@ -30,12 +31,10 @@ from ..pack.changes import check_since, since_receipt, unchanged_line
 from ..pack.context import ContextBuild
 from ..pack.measure import Measured, measure
 from ..pack.paging import PAGE_BYTES, Page, page_of
-from ..pack.served import canonical_path
-from ..pack.settings import DETAILS, check_detail
+from ..pack.settings import DETAILS, canonical_path, check_detail
 from ..reader.watch import WatchState
-from .access import RootsArg, build_for, served_document
 from .apps import VIEW_META
-from .ledgers import DOCUMENT_PREFIX, Ledgers
+from .ledgers import DOCUMENT_PREFIX, Ledgers, RootsArg, build_for, served_document
 from .registry import RECEIPT_KEY, Answer, ToolRegistry
 
 PAGE_KEY = "ledger-context/page"
@@ -165,16 +164,15 @@ Watcher = Callable[[], WatchState]
 """How the server notices changes right now (the change notifier's state)."""
 
 
-def register_tools(tools: ToolRegistry, watcher: Watcher) -> None:
-    """Register ``get_context``, ``explain_budget`` and ``read_document``; their receipts
-    report ``watcher()``."""
-    _register_get_context(tools, watcher)
-    _register_explain_budget(tools, watcher)
-    _register_read_document(tools)
+def register_tools(tools: ToolRegistry, ledgers: Ledgers, watcher: Watcher) -> None:
+    """Register ``get_context``, ``explain_budget`` and ``read_document``, answered from
+    ``ledgers``; their receipts report ``watcher()``."""
+    _register_get_context(tools, ledgers, watcher)
+    _register_explain_budget(tools, ledgers, watcher)
+    _register_read_document(tools, ledgers)
 
 
-def _register_get_context(tools: ToolRegistry, watcher: Watcher) -> None:
-    ledgers = tools.ledgers
+def _register_get_context(tools: ToolRegistry, ledgers: Ledgers, watcher: Watcher) -> None:
 
     @tools.tool(
         name="get_context",
@@ -202,8 +200,8 @@ def _register_get_context(tools: ToolRegistry, watcher: Watcher) -> None:
         return Answer(result, build, arguments)
 
 
-def _register_explain_budget(tools: ToolRegistry, watcher: Watcher) -> None:
-    ledgers, recorder = tools.ledgers, tools.recorder
+def _register_explain_budget(tools: ToolRegistry, ledgers: Ledgers, watcher: Watcher) -> None:
+    recorder = tools.recorder
 
     @tools.tool(
         name="explain_budget",
@@ -232,8 +230,7 @@ def _register_explain_budget(tools: ToolRegistry, watcher: Watcher) -> None:
         return Answer(result, build, {"detail": detail, "path": path})
 
 
-def _register_read_document(tools: ToolRegistry) -> None:
-    ledgers = tools.ledgers
+def _register_read_document(tools: ToolRegistry, ledgers: Ledgers) -> None:
 
     @tools.tool(
         name="read_document",

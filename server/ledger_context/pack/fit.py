@@ -11,32 +11,10 @@ finds the boundary in about log2(cap) builds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from .budget import apply_budget
-from .measure import count_with
+from .measure import CapAdvice, count_with
 from .select import Block
-
-
-@dataclass(frozen=True, slots=True)
-class CapAdvice:
-    """A pack whose ``tokenizer`` count exceeds its cap, and the largest ``--cap-tokens``
-    whose pack that tokenizer counts within the same cap (``None``: not even a cap of 1)."""
-
-    tokenizer: str
-    cap_tokens: int
-    measured_tokens: int
-    fitting_cap_tokens: int | None
-
-    def text(self) -> str:
-        """One line for ``explain`` and ``check``."""
-        head = f"{self.tokenizer} counts {self.measured_tokens} tokens, over the {self.cap_tokens}-token cap"
-        if self.fitting_cap_tokens is None:
-            return f"{head}; no cap gives a pack it counts within {self.cap_tokens}"
-        return (
-            f"{head}; --cap-tokens {self.fitting_cap_tokens} is the largest whose pack it counts "
-            f"within {self.cap_tokens}"
-        )
 
 
 def fitting_cap(blocks: Sequence[Block], cap_tokens: int, tokenizer: str) -> int | None:

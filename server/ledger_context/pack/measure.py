@@ -122,6 +122,28 @@ class Measured:
         return f"{self.tokenizer} {self.tokens} tokens, drift {percent(self.drift)} [{self.label()}]"
 
 
+@dataclass(frozen=True, slots=True)
+class CapAdvice:
+    """A pack whose ``tokenizer`` count exceeds its cap, and the largest ``--cap-tokens``
+    whose pack that tokenizer counts within the same cap (``None``: not even a cap of 1),
+    as :func:`~ledger_context.pack.fit.cap_advice` finds it."""
+
+    tokenizer: str
+    cap_tokens: int
+    measured_tokens: int
+    fitting_cap_tokens: int | None
+
+    def text(self) -> str:
+        """One line for ``explain`` and ``check``."""
+        head = f"{self.tokenizer} counts {self.measured_tokens} tokens, over the {self.cap_tokens}-token cap"
+        if self.fitting_cap_tokens is None:
+            return f"{head}; no cap gives a pack it counts within {self.cap_tokens}"
+        return (
+            f"{head}; --cap-tokens {self.fitting_cap_tokens} is the largest whose pack it counts "
+            f"within {self.cap_tokens}"
+        )
+
+
 def drift(rule_tokens: int, measured_tokens: int) -> float:
     """``(rule - measured) / measured``, rounded half to even to :data:`DRIFT_PLACES` places
     (exactly, on the fraction: no platform's float rounding reaches the figure)."""

@@ -13,36 +13,16 @@ from ..model.errors import (
     DocumentChangedError,
     DocumentNotFoundError,
     DocumentWithheldError,
-    InvalidArgumentError,
 )
 from ..reader.ledger import parse_again, read_again
 from ..reader.walk import SourceFile
 from .context import ContextBuild
+from .settings import canonical_path
 
 
 def _shown(value: str) -> str:
     shown = repr(value)  # ASCII-safe for odd strings; cut so a huge value is not echoed
     return shown if len(shown) <= 80 else shown[:77] + "..."
-
-
-MAX_PATH_CHARS = 4096
-"""The longest path a client may ask for (Linux's PATH_MAX): a longer one names no document,
-and would only grow the audit log."""
-
-
-def canonical_path(path: str) -> str:
-    """``path`` as the build names it: a leading ``./`` (or several) names the same path.
-    Raises :class:`~ledger_context.model.errors.InvalidArgumentError` for a path longer
-    than :data:`MAX_PATH_CHARS`."""
-    if len(path) > MAX_PATH_CHARS:
-        raise InvalidArgumentError(
-            f"path is {len(path)} characters long; a ledger path is at most {MAX_PATH_CHARS}, "
-            "e.g. .ledger/decisions/0007-use-jwt.md"
-        )
-    start = 0
-    while path.startswith("./", start):  # one slice at the end: linear in a hostile length
-        start += 2
-    return path[start:]
 
 
 def served_text(build: ContextBuild, path: str) -> str:

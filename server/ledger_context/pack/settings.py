@@ -1,5 +1,5 @@
 """The settings of a build, validated once: the cap, the data-class ceiling, the YAML
-loader options; and ``detail``.
+loader options; and the arguments a request adds: ``detail`` and a document's path.
 
 The edge (the command line, :mod:`ledger_context.cli`) reads flags and environment
 variables and turns them into one frozen :class:`Settings` with :func:`make_settings`;
@@ -94,3 +94,23 @@ def check_detail(detail: Any) -> str:
     if len(shown) > 40:
         shown = shown[:37] + "..."
     raise InvalidArgumentError(f"invalid detail {shown}: allowed values are 'brief' and 'full'")
+
+
+MAX_PATH_CHARS = 4096
+"""The longest path a client may ask for (Linux's PATH_MAX): a longer one names no document,
+and would only grow the audit log."""
+
+
+def canonical_path(path: str) -> str:
+    """``path`` as the build names it: a leading ``./`` (or several) names the same path.
+    Raises :class:`~ledger_context.model.errors.InvalidArgumentError` for a path longer
+    than :data:`MAX_PATH_CHARS`."""
+    if len(path) > MAX_PATH_CHARS:
+        raise InvalidArgumentError(
+            f"path is {len(path)} characters long; a ledger path is at most {MAX_PATH_CHARS}, "
+            "e.g. .ledger/decisions/0007-use-jwt.md"
+        )
+    start = 0
+    while path.startswith("./", start):  # one slice at the end: linear in a hostile length
+        start += 2
+    return path[start:]

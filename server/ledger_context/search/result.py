@@ -331,6 +331,13 @@ def _cut(text: str, limit: int) -> str:
     return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
 
 
+def recorded_hits(build: ContextBuild, result: SearchResult) -> list[dict[str, str]]:
+    """Each hit's path and the SHA-256 of the bytes it was ranked from: what the audit log
+    records of a search."""
+    documents = {document.path: document for document in build.ledger.documents}
+    return [{"path": hit.path, "sha256": documents[hit.path].sha256} for hit in result.hits]
+
+
 def search_data(result: SearchResult) -> dict[str, Any]:
     """The result as JSON data, keys in field order: the tool's structured output."""
     return asdict(result)
