@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,26 @@ async def test_the_prompt_keeps_its_pack_and_says_why_when_a_document_changed_si
     )
     assert len(rewrites) == 2  # searched again once, on a fresh build, which changed again
     assert "status: accepted" not in text and "status: accepted" not in pack  # the fresh build's pack
+
+
+async def test_a_document_read_by_a_dotted_path_is_recorded_as_that_document(tmp_path: Path) -> None:
+    # The resource served "./.ledger/…" (the gate names the path as the build does) but
+    # looked the path up as given for the audit row, found nothing, and recorded the
+    # read as if the pack had been served: a row that proved the wrong bytes.
+    from ledger_context.proof import audit
+    from ledger_context.proof.audit import AuditLog
+
+    path = ".ledger/decisions/0007-use-jwt.md"
+    log = AuditLog(tmp_path / "audit.sqlite3")
+    async with Client(create_server(DEMO, audit=log)) as client:
+        document = await client.read_resource(f"ledger://document/./{path}")
+    assert document.contents[0].text == (DEMO / path).read_text(encoding="utf-8")  # type: ignore[union-attr]
+    assert log.flush()
+    log.close()
+    [row] = audit.list_calls(tmp_path / "audit.sqlite3")
+    data = (DEMO / path).read_bytes()
+    assert (row.served, row.document_sha256, row.document_bytes) == (
+        path,
+        hashlib.sha256(data).hexdigest(),
+        len(data),
+    )

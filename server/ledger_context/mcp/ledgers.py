@@ -25,11 +25,12 @@ from mcp_types import ListRootsRequest, ListRootsResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from ..model.document import Document
 from ..model.errors import LedgerContextError
 from ..pack.build import ContextBuilder
 from ..pack.changes import ServedPacks
 from ..pack.context import ContextBuild
-from ..pack.served import served_text
+from ..pack.served import serve
 from ..pack.settings import Settings
 from ..reader.indexed import is_fault
 from ..reader.space import display_path, find_space, holds_ledger
@@ -234,7 +235,8 @@ async def build_for(ledgers: Ledgers, roots: ListRootsResult | None) -> ContextB
     return await anyio.to_thread.run_sync(ledgers.build, space)
 
 
-async def served_document(build: ContextBuild, path: str) -> str:
-    """The text of the document ``build`` accepted at ``path``, for the resource and the tool:
-    the bytes that build read and classified (:func:`~ledger_context.pack.served.served_text`)."""
-    return await anyio.to_thread.run_sync(served_text, build, path)
+async def serve_document(build: ContextBuild, path: str) -> tuple[Document, str]:
+    """The document ``build`` accepted at ``path`` and its text, for the resource and the
+    tool, read in a worker thread: the bytes that build read and classified, and the
+    document the audit log records them as (:func:`~ledger_context.pack.served.serve`)."""
+    return await anyio.to_thread.run_sync(serve, build, path)

@@ -16,7 +16,7 @@ from ..model.fields import clean_text
 from ..model.kinds import pack_contents
 from ..search.result import recorded_hits, search_text, task_search
 from .error_map import mcp_error
-from .ledgers import Ledgers, build_for, served_document
+from .ledgers import Ledgers, build_for, serve_document
 from .record import REQUEST, Recorder
 
 PACK_URI = "ledger://pack"
@@ -60,11 +60,10 @@ def register_resources(server: MCPServer, ledgers: Ledgers, recorder: Recorder) 
         build = None
         try:
             build = await build_for(ledgers, None)
-            text = await served_document(build, path)
+            accepted, text = await serve_document(build, path)
         except LedgerContextError as exc:
             recorder.record(call=call, arguments={"path": path}, build=build, ctx=ctx, refused=str(exc))
             raise mcp_error(exc) from None
-        accepted = build.document(path)
         recorder.record(call=call, arguments={"path": path}, build=build, ctx=ctx, served=accepted)
         return text
 

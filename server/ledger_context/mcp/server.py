@@ -67,7 +67,7 @@ from .apps import budget_apps
 from .arguments import argument_error
 from .error_map import ERROR_CODES, mcp_error
 from .in_flight import InFlight
-from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris, served_document
+from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris, serve_document
 from .notifications import ChangeNotifier, bounded_listen
 from .protocol_errors import explain_protocol_errors
 from .record import REQUEST, Recorder
@@ -97,8 +97,8 @@ __all__ = [
     "mcp_error",
     "receipt",
     "serve",
+    "serve_document",
     "serve_http",
-    "served_document",
 ]
 
 logger = logging.getLogger("ledger_context")

@@ -34,7 +34,7 @@ from ..pack.paging import PAGE_BYTES, Page, page_of
 from ..pack.settings import DETAILS, canonical_path, check_detail
 from ..reader.watch import WatchState
 from .apps import VIEW_META
-from .ledgers import DOCUMENT_PREFIX, Ledgers, RootsArg, build_for, served_document
+from .ledgers import DOCUMENT_PREFIX, Ledgers, RootsArg, build_for, serve_document
 from .registry import RECEIPT_KEY, Answer, ToolRegistry
 
 PAGE_KEY = "ledger-context/page"
@@ -246,8 +246,6 @@ def _register_read_document(tools: ToolRegistry, ledgers: Ledgers) -> None:
         if path.startswith(DOCUMENT_PREFIX):
             path = unquote(path[len(DOCUMENT_PREFIX) :])
         path = canonical_path(path)
-        text = await served_document(build, path)
-        accepted = build.document(path)
-        assert accepted is not None  # served_document raised otherwise
+        accepted, text = await serve_document(build, path)
         result = _page_result(path, text, offset, accepted.sha256)
         return Answer(result, build, {"path": path, "offset": offset}, accepted)

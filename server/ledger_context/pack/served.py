@@ -25,9 +25,10 @@ def _shown(value: str) -> str:
     return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
-def served_text(build: ContextBuild, path: str) -> str:
-    """The full text of the accepted document at ``path`` (relative to the space), as
-    ``build`` read it.
+def serve(build: ContextBuild, path: str) -> tuple[Document, str]:
+    """The accepted document at ``path`` (relative to the space, as a client names it) and
+    its full text, as ``build`` read it: the document is the one whose bytes are served,
+    so what records the call names those bytes.
 
     Raises :class:`~ledger_context.model.errors.DocumentNotFoundError` for a path the build did
     not accept, :class:`~ledger_context.model.errors.DocumentWithheldError` for a document its
@@ -36,10 +37,15 @@ def served_text(build: ContextBuild, path: str) -> str:
     """
     source, document = _servable(build, path)
     try:
-        return read_again(build.ledger.space, source, document, build.settings.yaml)
+        return document, read_again(build.ledger.space, source, document, build.settings.yaml)
     except DocumentChangedError:
         build.changed(source.path)  # so that "call again" reads it again
         raise
+
+
+def served_text(build: ContextBuild, path: str) -> str:
+    """The full text of the accepted document at ``path``; raises as :func:`serve` does."""
+    return serve(build, path)[1]
 
 
 def served_document(build: ContextBuild, path: str) -> Document:
