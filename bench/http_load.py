@@ -96,7 +96,12 @@ async def client(url: str, token: str, expected: str, calls: int, load: Load, ti
 
 
 async def run(clients: int, calls: int, space: Path) -> Load:
-    issuer = Issuer(Path(tempfile.mkdtemp(prefix="ledger-http-load-")))
+    # The issuer's signing key lives only as long as the run: nothing left in /tmp.
+    with tempfile.TemporaryDirectory(prefix="ledger-http-load-") as keys:
+        return await _run(clients, calls, space, Issuer(Path(keys)))
+
+
+async def _run(clients: int, calls: int, space: Path, issuer: Issuer) -> Load:
     expected = expected_packs(space)
     process, url = start(space, issuer)
     load = Load()

@@ -4,11 +4,13 @@ token, and the conformance baseline the CI run holds the server to matches the R
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -98,14 +100,16 @@ def test_the_readme_gives_the_conformance_count_of_the_baseline() -> None:
     assert ".ci/conformance.sh" in (REPO / ".ci/run").read_text(encoding="utf-8")
 
 
-def test_the_http_load_benchmark_answers_every_call_with_the_clis_pack() -> None:
+def test_the_http_load_benchmark_answers_every_call_with_the_clis_pack(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(REPO / "bench/http_load.py"), "--clients", "3", "--calls", "4"],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
+        env=dict(os.environ, TMPDIR=str(tmp_path)),
     )
+    assert list(tmp_path.iterdir()) == []  # its signing key went with the run (it used to stay)
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     assert "12 of 12 calls answered" in done.stdout
     assert "unanswered: 0; packs differing from the CLI's: 0" in done.stdout
