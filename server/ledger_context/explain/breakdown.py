@@ -13,16 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..model.problems import Severity
 from ..pack.budget import Outcome
 from ..pack.measure import CapAdvice, Measured
+from ..pack.settings import Detail
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
-
-Detail = Literal["brief", "full"]
 
 
 def _described(text: str) -> dict[str, str]:

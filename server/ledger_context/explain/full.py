@@ -24,11 +24,11 @@ from ..pack.context import ContextBuild
 from ..pack.fit import cap_advice
 from ..pack.measure import count_with, measure
 from ..pack.select import GROUPS
+from ..pack.settings import Detail
 from ..reader.space import display_path
 from .breakdown import (
     BlockLine,
     Classification,
-    Detail,
     Explanation,
     GroupLine,
     KindCount,

@@ -20,15 +20,12 @@ from ..model.kinds import EXPERIMENTS_IN_PACK, KIND, statuses_text
 from ..model.problems import Problem
 from ..pack.context import ContextBuild
 from ..pack.select import GROUP_OF_KIND, GROUPS, newest_first
-from ..pack.settings import canonical_path
+from ..pack.settings import MAX_PATH_CHARS, canonical_path
 from ..reader.paths import printable_path
 from .shorten import shorten
 
 MAX_ANSWER_BYTES = 1024
 """The answer's text, and its structured output as compact JSON, stay under this."""
-
-MAX_QUERY_CHARS = 4096
-"""A longer ``path`` argument is refused: no path the walk can open is longer (PATH_MAX)."""
 
 NEAREST = 3
 """How many nearest paths a "not in the ledger" answer names."""
@@ -81,9 +78,9 @@ def _normalise(path: object) -> str:
             "invalid path: it is not valid UTF-8 text; give a ledger path, "
             "e.g. .ledger/decisions/0007-use-jwt.md"
         )
-    if len(path) > MAX_QUERY_CHARS or "\x00" in path:
+    if len(path) > MAX_PATH_CHARS or "\x00" in path:
         raise InvalidArgumentError(
-            f"invalid path: at most {MAX_QUERY_CHARS} characters and no NUL, "
+            f"invalid path: at most {MAX_PATH_CHARS} characters and no NUL, "
             "e.g. .ledger/decisions/0007-use-jwt.md"
         )
     return canonical_path(path.strip())
@@ -177,7 +174,7 @@ def explain_path(build: ContextBuild, path: object) -> PathAnswer:
     """Where the document at ``path`` (relative to the space) went in ``build``'s pack.
 
     Raises :class:`~ledger_context.model.errors.InvalidArgumentError` for a ``path`` that is
-    not a non-empty string of at most :data:`MAX_QUERY_CHARS` characters without NUL.
+    not a non-empty string of at most :data:`MAX_PATH_CHARS` characters without NUL.
     """
     problems = build.ledger.problems
     known = {d.path for d in build.ledger.documents} | {p.path for p in problems}

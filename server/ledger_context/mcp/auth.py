@@ -8,7 +8,7 @@ misspelt ``ledger:`` scope) is refused the same way: the SDK answers ``401`` wit
 ``WWW-Authenticate`` naming the Protected Resource Metadata (RFC 9728), and the reason is
 logged here, never sent.
 
-:func:`identity_of` turns an accepted token into the :class:`~ledger_context.mcp.ledgers.Identity`
+:func:`identity_of` turns an accepted token into the :class:`~ledger_context.mcp.caller.Identity`
 whose ceiling filters that request's build.
 """
 

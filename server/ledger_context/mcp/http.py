@@ -6,7 +6,7 @@
 - ``Host`` and ``Origin`` are checked on every request (DNS-rebinding protection): the
   loopback names, the public URL's host and origin, and ``--allow-origin`` values.
 - With authorization (:mod:`~ledger_context.mcp.auth`) every MCP request needs a bearer
-  token; the token's scopes set that request's ceiling (:data:`~ledger_context.mcp.ledgers.IDENTITY`),
+  token; the token's scopes set that request's ceiling (:data:`~ledger_context.mcp.caller.IDENTITY`),
   and the Protected Resource Metadata (RFC 9728) says which scopes exist. Without it the
   server binds loopback only.
 - :mod:`~ledger_context.mcp.limits` caps the body and the rate per identity; SIGINT and

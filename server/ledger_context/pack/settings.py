@@ -9,7 +9,7 @@ nothing below checks them again. Each check raises
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ..model.classify import parse_ceiling, parse_undeclared_class
 from ..model.errors import InvalidArgumentError, InvalidCapError
@@ -20,7 +20,8 @@ from ..reader.frontmatter import YamlOptions
 if TYPE_CHECKING:  # the index's module is loaded when a build uses one
     from ..reader.index import IndexOptions
 
-DETAILS = ("brief", "full")
+Detail = Literal["brief", "full"]
+DETAILS: tuple[Detail, ...] = get_args(Detail)
 """The values ``detail`` may take (spec §8)."""
 
 
@@ -93,7 +94,8 @@ def check_detail(detail: Any) -> str:
     shown = repr(detail)  # ASCII-safe for odd strings; cut so a huge value is not echoed
     if len(shown) > 40:
         shown = shown[:37] + "..."
-    raise InvalidArgumentError(f"invalid detail {shown}: allowed values are 'brief' and 'full'")
+    allowed = " and ".join(repr(value) for value in DETAILS)
+    raise InvalidArgumentError(f"invalid detail {shown}: allowed values are {allowed}")
 
 
 MAX_PATH_CHARS = 4096

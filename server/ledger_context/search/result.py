@@ -334,8 +334,12 @@ def _cut(text: str, limit: int) -> str:
 def recorded_hits(build: ContextBuild, result: SearchResult) -> list[dict[str, str]]:
     """Each hit's path and the SHA-256 of the bytes it was ranked from: what the audit log
     records of a search."""
-    documents = {document.path: document for document in build.ledger.documents}
-    return [{"path": hit.path, "sha256": documents[hit.path].sha256} for hit in result.hits]
+    recorded: list[dict[str, str]] = []
+    for hit in result.hits:  # the build's own lookup: no dict of every document per search
+        document = build.document(hit.path)
+        assert document is not None  # a hit is a document of this build
+        recorded.append({"path": hit.path, "sha256": document.sha256})
+    return recorded
 
 
 def search_data(result: SearchResult) -> dict[str, Any]:
