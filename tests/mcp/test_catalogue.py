@@ -4,8 +4,12 @@ generations; and the schema shaping that keeps them there without losing what va
 
 from __future__ import annotations
 
+from typing import Any
+
+import anyio
 import jsonschema
 import pytest
+from mcp import Client
 
 from conftest import FIXTURES, RawServer, modern_request
 from ledger_context.mcp.catalogue import (
@@ -16,6 +20,7 @@ from ledger_context.mcp.catalogue import (
     input_schema,
     output_schema,
 )
+from ledger_context.mcp.server import create_server
 
 DEMO = FIXTURES / "demo"
 
@@ -36,6 +41,32 @@ def test_the_catalogue_is_within_its_budget_over_stdio_in_both_generations() -> 
         assert size.output_schemas > 0  # explain_budget keeps its structured output
     # Issue 25 measured 19,053 bytes of tools/list; the README states today's figures.
     assert catalogue_size(legacy, instructions).total < 19_053 // 2
+    # The quick check below measures in process: the same bytes as the wire's, and the
+    # larger generation's (the 2025-11-25 wire has no cache hints).
+    assert _in_process() == catalogue_size(modern, instructions)
+    assert catalogue_size(legacy, instructions).total <= catalogue_size(modern, instructions).total
+
+
+def _in_process() -> Any:
+    """The catalogue's size as a 2026-07-28 client sees it, from a server in this process."""
+    server = create_server(DEMO)
+
+    async def listed() -> dict[str, Any]:
+        async with Client(server, mode="auto") as client:
+            found: dict[str, Any] = (await client.list_tools()).model_dump(
+                by_alias=True, exclude_none=True, mode="json"
+            )
+            return found
+
+    return catalogue_size(anyio.run(listed), server.instructions or "")
+
+
+def test_the_catalogue_is_within_its_budget_in_the_working_loop() -> None:
+    # The stdio test is slow, so make quick leaves it out; a new tool or a longer
+    # description is caught here too, with the figures the stdio test holds equal.
+    size = _in_process()
+    assert size.total <= CATALOGUE_BUDGET and size.model_facing <= MODEL_FACING_BUDGET, size
+    assert size.output_schemas > 0
 
 
 def test_the_figures_add_up_from_the_wire_json() -> None:
