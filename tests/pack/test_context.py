@@ -62,6 +62,22 @@ def test_sources_are_the_blocks_with_a_kept_byte_and_the_walk_answers_for_its_fi
     found = build.source_file(".ledger/decisions/c.md")  # walked, though no block holds it
     assert found is not None and found.path == ".ledger/decisions/c.md"
     assert build.source_file(".ledger/decisions/none.md") is None
+    assert build.in_pack(".ledger/decisions/a.md") and not build.in_pack(".ledger/decisions/c.md")
+
+
+def test_what_a_build_may_serve_is_what_its_ceiling_lets_through_in_path_order(tmp_path: Path) -> None:
+    space = write_ledger(
+        tmp_path,
+        {
+            "findings/z.md": doc(status="open", data_class="public"),
+            "decisions/secret.md": doc(status="rejected", data_class="restricted"),
+            "decisions/open.md": doc(status="superseded"),  # selected or not, it may be served
+        },
+    )
+    build = ContextBuilder(space, make_settings(300, "internal"), cache=False).build()
+    assert [d.path for d in build.servable()] == [".ledger/decisions/open.md", ".ledger/findings/z.md"]
+    unlimited = ContextBuilder(space, make_settings(300), cache=False).build()
+    assert len(unlimited.servable()) == 3
 
 
 def test_a_build_without_git_has_no_commit_and_its_fingerprint_skips_what_it_withholds(

@@ -123,6 +123,25 @@ class ContextBuild:
             withheld = self._memo["withheld"] = frozenset(d.path for d in self.selection.withheld)
         return path in withheld
 
+    def servable(self) -> tuple[Document, ...]:
+        """Every document this build accepted that its ceiling lets through, in path order:
+        what may be served, searched or counted (a withheld one never is)."""
+        servable: tuple[Document, ...] | None = self._memo.get("servable")
+        if servable is None:
+            documents = self.ledger.documents
+            servable = self._memo["servable"] = tuple(
+                d for d in documents if not self.withholds(d.data_class)
+            )
+        return servable
+
+    def in_pack(self, path: str) -> bool:
+        """Whether the pack holds at least one byte of the document at ``path``."""
+        paths: frozenset[str] | None = self._memo.get("in_pack")
+        if paths is None:
+            kept = (o.block.document.path for o in self.budgeted.blocks if o.kept_bytes > 0)
+            paths = self._memo["in_pack"] = frozenset(kept)
+        return path in paths
+
     def sources(self) -> list[Source]:
         """Every source that reached the pack (at least one kept byte), in pack order,
         with its declared class (spec §7)."""

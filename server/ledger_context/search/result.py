@@ -161,16 +161,6 @@ def check_search_arguments(kind: Any, limit: Any) -> None:
         )
 
 
-def in_scope(build: ContextBuild) -> tuple[Document, ...]:
-    """The documents search sees: those the build accepted that its ceiling lets through."""
-    memo = build._memo
-    scope: tuple[Document, ...] | None = memo.get("search_scope")
-    if scope is None:
-        scope = tuple(d for d in build.ledger.documents if not build.withholds(d.data_class))
-        memo["search_scope"] = scope
-    return scope
-
-
 def search(
     build: ContextBuild,
     query: Any,
@@ -183,7 +173,7 @@ def search(
     wanted = query_terms(query)
     check_search_arguments(kind, limit)
     index = index if index is not None else SearchIndex()
-    scope = in_scope(build)
+    scope = build.servable()
     with index.lock:
         try:
             scores, matching, ranked, found = _ranked(index, build, scope, wanted, kind, limit, True)
@@ -192,11 +182,10 @@ def search(
             # document is read again, and the file written anew.
             index.clear()
             scores, matching, ranked, found = _ranked(index, build, scope, wanted, kind, limit, False)
-    in_pack = _in_pack(build)
     # Each hit's title, fields and excerpt are shown: read and classified afresh, as a
     # served document is, so neither a cache nor the ledger index decides what is shown.
     hits = [
-        _hit(rank, served_document(build, path), scores[path], found[path], path in in_pack)
+        _hit(rank, served_document(build, path), scores[path], found[path], build.in_pack(path))
         for rank, path in enumerate(ranked, start=1)
     ]
     result = SearchResult(
@@ -250,15 +239,6 @@ def _sync(index: SearchIndex, build: ContextBuild, scope: tuple[Document, ...], 
         # (the file is as private as the index, which holds every document's parse).
         live = {postings_key(document) for document in build.ledger.documents}
         save_postings(options, space, version, index.kept(live))
-
-
-def _in_pack(build: ContextBuild) -> frozenset[str]:
-    """The paths of the documents the pack holds at least one byte of."""
-    paths: frozenset[str] | None = build._memo.get("search_in_pack")
-    if paths is None:
-        paths = frozenset(o.block.document.path for o in build.budgeted.blocks if o.kept_bytes > 0)
-        build._memo["search_in_pack"] = paths
-    return paths
 
 
 PROMPT_HITS = 5
