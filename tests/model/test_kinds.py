@@ -3,7 +3,10 @@ the rules and the prose read from it."""
 
 from __future__ import annotations
 
-from ledger_context.model.kinds import KIND, KIND_TABLE, Kind, pack_contents, statuses_text
+import json
+
+from conftest import REPO
+from ledger_context.model.kinds import KIND, KIND_TABLE, Kind, guidance, pack_contents, statuses_text
 
 
 def test_groups_follow_spec_section_4_in_order() -> None:
@@ -76,3 +79,12 @@ def test_the_prose_of_the_pack_is_read_from_the_table() -> None:
     assert pack_contents() == (
         "agents.md, active harnesses and evals, current findings, accepted decisions and the 10 latest experiments"
     )
+
+
+def test_the_guidance_is_read_from_the_table_and_the_bundles_copy_is_the_same() -> None:
+    # The start-task prompt said "respect accepted decisions, build on current findings" by
+    # hand, and manifest.json holds the bundle's copy: a rule change left both behind.
+    assert guidance() == "Follow agents.md, respect accepted decisions, build on current findings"
+    manifest = json.loads((REPO / "manifest.json").read_text(encoding="utf-8"))
+    [prompt] = manifest["prompts"]
+    assert f"{guidance()}, and read a document in full" in prompt["text"]
