@@ -53,7 +53,7 @@ from ledger_context.pack.build import ContextBuilder
 from ledger_context.pack.context import ContextBuild
 from ledger_context.pack.served import served_document
 from ledger_context.search.inverted import SearchIndex, postings_of
-from ledger_context.search.result import in_scope, search
+from ledger_context.search.result import search
 from ledger_context.search.terms import terms
 from long_ledgers import generate_long_space
 from machine import BENCH_DIR
@@ -192,7 +192,7 @@ def _known_items(
     words, and for each query the share that at most four other documents hold whole
     (the title query in their titles, the body query anywhere): above that, no ranking
     can be sure to find the document."""
-    documents = [bodies[d.path] for d in in_scope(build) if d.kind != "agents"]
+    documents = [bodies[d.path] for d in build.servable() if d.kind != "agents"]
     df: dict[str, int] = {}
     in_titles: dict[str, set[str]] = {}
     for document in documents:
@@ -263,7 +263,7 @@ def report(name: str, space: Path) -> tuple[str, tuple[float, float, float]]:
         ContextBuilder(space, cache=False, provenance=False).build()
         cold.append(time.perf_counter() - started)
     build = ContextBuilder(space, provenance=False).build()
-    scope = in_scope(build)
+    scope = build.servable()
 
     def reread(document: Document) -> Document:
         return served_document(build, document.path)
