@@ -105,8 +105,7 @@ logger = logging.getLogger("ledger_context")
 
 _INSTRUCTIONS = """\
 ledger-context serves this repository's experiment ledger (.ledger/).
-- Start every task with get_context: the context pack, capped at {cap_tokens} tokens. Later, \
-pass since=<its receipt's sha256>: an unchanged pack costs one line.
+- Start every task with get_context: the context pack, capped at {cap_tokens} tokens.
 - Something missing? explain_budget with its path says where it went and why.
 - search_ledger finds documents beyond the pack by a few words of the task, ranked.
 - read_document gives a document in full, by the path in brackets in a title line."""
