@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,30 @@ async def test_a_document_read_by_a_dotted_path_is_recorded_as_that_document(tmp
         hashlib.sha256(data).hexdigest(),
         len(data),
     )
+
+
+async def test_every_read_is_recorded_as_the_client_asked_unknown_resources_too(tmp_path: Path) -> None:
+    # A tester: a resources/read of a URI no resource matches left no row (unknown tools
+    # and prompts did), and read_document recorded "./path" as the path it named, so the
+    # row's arguments were not what the client sent.
+    from ledger_context.proof import audit
+    from ledger_context.proof.audit import AuditLog
+
+    path = ".ledger/decisions/0007-use-jwt.md"
+    log = AuditLog(tmp_path / "audit.sqlite3")
+    async with Client(create_server(DEMO, audit=log)) as client:
+        with pytest.raises(MCPError, match="unknown resource"):
+            await client.read_resource("ledger://document//etc/passwd")
+        read = await client.call_tool("read_document", {"path": f"././{path}"})
+        assert read.is_error is False
+    assert log.flush()
+    log.close()
+    unknown, document = audit.list_calls(tmp_path / "audit.sqlite3")
+    assert (unknown.call, json.loads(unknown.arguments)) == (
+        "unknown resource",
+        {"uri": "ledger://document//etc/passwd"},
+    )
+    assert unknown.refused is not None and unknown.refused.startswith("unknown resource (")
+    assert unknown.document_sha256 is None and unknown.sha256 is None
+    assert json.loads(document.arguments)["path"] == f"././{path}"
+    assert document.served == path

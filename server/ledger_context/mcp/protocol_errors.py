@@ -61,6 +61,11 @@ def _echo(text: str, limit: int) -> str:
     return printable_text(cut)
 
 
+def unknown_resource(uri: str) -> str:
+    """What a read of ``uri``, which no resource matches, is told (and recorded as)."""
+    return UNKNOWN_RESOURCE + _echo(uri, _URI_CHARS)
+
+
 def _where(loc: tuple[int | str, ...]) -> str:
     """A field's place; a part may be a key the client chose: cut and escaped."""
     return ".".join(printable_text(str(part)[:_LOC_CHARS]) for part in loc) or "params"
@@ -104,6 +109,8 @@ async def explain_protocol_errors(ctx: ServerRequestContext[Any, Any], call_next
             shown = printable_text(method[:_LOC_CHARS])
             raise MCPError(code=INVALID_PARAMS, message=NOT_INITIALIZED.format(method=shown)) from None
         if method == "resources/read" and error.message.startswith("Unknown resource: "):
-            uri = _echo(error.message.removeprefix("Unknown resource: "), _URI_CHARS)
-            raise MCPError(code=INVALID_PARAMS, message=UNKNOWN_RESOURCE + uri, data={"uri": uri}) from None
+            uri = error.message.removeprefix("Unknown resource: ")
+            raise MCPError(
+                code=INVALID_PARAMS, message=unknown_resource(uri), data={"uri": _echo(uri, _URI_CHARS)}
+            ) from None
         raise

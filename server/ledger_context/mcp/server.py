@@ -35,7 +35,7 @@ import anyio
 from mcp.server import CacheHint
 from mcp.server.caching import CacheableMethod
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPError
@@ -69,7 +69,7 @@ from .error_map import ERROR_CODES, mcp_error
 from .in_flight import InFlight
 from .ledgers import DOCUMENT_PREFIX, Ledgers, document_uris, serve_document
 from .notifications import ChangeNotifier, bounded_listen
-from .protocol_errors import explain_protocol_errors
+from .protocol_errors import explain_protocol_errors, unknown_resource
 from .record import REQUEST, Recorder
 from .registry import RECEIPT_KEY, ToolRegistry
 from .resources import DOCUMENT_TEMPLATE, PACK_URI, register_prompt, register_resources
@@ -157,6 +157,9 @@ class LedgerServer(MCPServer):
         token = REQUEST.set(context)
         try:
             return await super().read_resource(uri, context)
+        except ResourceNotFoundError:  # no body ran to record it: recorded here, as asked
+            self._refused("unknown resource", {"uri": str(uri)}, context, unknown_resource(str(uri)))
+            raise
         finally:
             REQUEST.reset(token)
 

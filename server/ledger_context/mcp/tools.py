@@ -31,7 +31,7 @@ from ..pack.changes import check_since, since_receipt, unchanged_line
 from ..pack.context import ContextBuild
 from ..pack.measure import Measured, measure
 from ..pack.paging import PAGE_BYTES, Page, page_of
-from ..pack.settings import DETAILS, canonical_path, check_detail
+from ..pack.settings import DETAILS, check_detail
 from ..reader.watch import WatchState
 from .apps import VIEW_META
 from .ledgers import DOCUMENT_PREFIX, Ledgers, RootsArg, build_for, serve_document
@@ -243,9 +243,9 @@ def _register_read_document(tools: ToolRegistry, ledgers: Ledgers) -> None:
     )
     async def read_document(roots: RootsArg, ctx: Context, path: PathArg, offset: OffsetArg = 0) -> Answer:
         build = await build_for(ledgers, roots)
+        asked = {"path": path, "offset": offset}  # recorded as the client sent it
         if path.startswith(DOCUMENT_PREFIX):
             path = unquote(path[len(DOCUMENT_PREFIX) :])
-        path = canonical_path(path)
         accepted, text = await serve_document(build, path)
-        result = _page_result(path, text, offset, accepted.sha256)
-        return Answer(result, build, {"path": path, "offset": offset}, accepted)
+        result = _page_result(accepted.path, text, offset, accepted.sha256)
+        return Answer(result, build, asked, accepted)
