@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from conftest import REPO
-from ledger_context.model.kinds import KIND, KIND_TABLE, Kind, guidance, pack_contents, statuses_text
+from ledger_context.model.kinds import KIND, KIND_TABLE, Kind, pack_contents, statuses_text
 
 
 def test_groups_follow_spec_section_4_in_order() -> None:
@@ -81,10 +81,14 @@ def test_the_prose_of_the_pack_is_read_from_the_table() -> None:
     )
 
 
-def test_the_guidance_is_read_from_the_table_and_the_bundles_copy_is_the_same() -> None:
-    # The start-task prompt said "respect accepted decisions, build on current findings" by
-    # hand, and manifest.json holds the bundle's copy: a rule change left both behind.
-    assert guidance() == "Follow agents.md, respect accepted decisions, build on current findings"
+def test_the_bundles_prompt_restates_no_selecting_status() -> None:
+    # The start-task prompt said "respect accepted decisions, build on current findings"
+    # by hand, and manifest.json holds the bundle's copy: a rule change left both behind.
+    # The prompt now names the statuses only through pack_contents(); the copy names none.
     manifest = json.loads((REPO / "manifest.json").read_text(encoding="utf-8"))
     [prompt] = manifest["prompts"]
-    assert f"{guidance()}, and read a document in full" in prompt["text"]
+    words = set(prompt["text"].replace(",", " ").replace(".", " ").split())
+    statuses = {status for kind in KIND_TABLE for status in kind.statuses}
+    assert len(statuses) >= 3  # the table is really read
+    assert words & statuses == set()
+    assert "decisions" in words and "findings" in words

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from ..model.errors import DocumentChangedError, LedgerContextError
 from ..model.fields import clean_text
-from ..model.kinds import guidance, pack_contents
+from ..model.kinds import pack_contents
 from ..search.result import recorded_hits, search_text, task_search
 from .error_map import mcp_error
 from .ledgers import Ledgers, build_for, serve_document
@@ -112,7 +112,8 @@ def register_prompt(server: MCPServer, ledgers: Ledgers, recorder: Recorder) -> 
         text = (
             f"Task: {clean_text(task)}\n\n"
             "Below is the context pack of this repository's experiment ledger: "
-            f"{pack_contents()}. {guidance()}, and read a document in full with the tool "
+            f"{pack_contents()}. Follow agents.md, respect its decisions, build on its findings, "
+            "and read a document in full with the tool "
             "read_document (the path in its title line) when its frontmatter is not enough.\n\n"
             f"{fenced('context-pack', pack)}{hits}"
         )

@@ -114,14 +114,6 @@ def statuses_text(kind: Kind, quote: str = "") -> str:
     return " or ".join(f"{quote}{status}{quote}" for status in kind.statuses)
 
 
-def guidance() -> str:
-    """How a model is asked to use the pack, with the statuses read from the table: the
-    ``start-task`` prompt's sentence (``manifest.json`` holds a copy for the bundle, which a
-    test holds to this)."""
-    decisions, findings = statuses_text(KIND["decision"]), statuses_text(KIND["finding"])
-    return f"Follow agents.md, respect {decisions} decisions, build on {findings} findings"
-
-
 def pack_contents() -> str:
     """What the pack holds, in words, from the table: the prose every description uses.
 
