@@ -173,7 +173,6 @@ def register_tools(tools: ToolRegistry, ledgers: Ledgers, watcher: Watcher) -> N
 
 
 def _register_get_context(tools: ToolRegistry, ledgers: Ledgers, watcher: Watcher) -> None:
-
     @tools.tool(
         name="get_context",
         title="Get the ledger context pack",
@@ -231,7 +230,6 @@ def _register_explain_budget(tools: ToolRegistry, ledgers: Ledgers, watcher: Wat
 
 
 def _register_read_document(tools: ToolRegistry, ledgers: Ledgers) -> None:
-
     @tools.tool(
         name="read_document",
         title="Read a ledger document",

@@ -50,7 +50,7 @@ def served_text(build: ContextBuild, path: str) -> str:
 
 def served_document(build: ContextBuild, path: str) -> Document:
     """The accepted document at ``path`` parsed again from its bytes read again, its body
-    included (what search indexes and shows); raises as :func:`served_text` does."""
+    included (what search indexes and shows); raises as :func:`serve` does."""
     source, document = _servable(build, path)
     try:
         return parse_again(build.ledger.space, source, document, build.settings.yaml)
